@@ -1,0 +1,1 @@
+"""The Starlette app, the GraphQL schema, authentication and the command line."""

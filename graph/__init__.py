@@ -1,0 +1,1 @@
+"""Neo4j access: schema, stores, recall. Imports nothing else of metisgraph."""

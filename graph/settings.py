@@ -1,0 +1,49 @@
+"""Settings for reaching Neo4j: an external server, or the embedded one we start ourselves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_NEO4J_VERSION = "2026.08.1"
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".local" / "share" / "metisgraph"
+
+
+def _default_cache_dir() -> Path:
+    return Path.home() / ".cache" / "metisgraph"
+
+
+class Neo4jSettings(BaseSettings):
+    """Where the graph lives. When ``uri`` is unset we start an embedded Neo4j."""
+
+    model_config = SettingsConfigDict(env_prefix="NEO4J_", extra="ignore")
+
+    uri: str | None = None
+    username: str = "neo4j"
+    password: SecretStr | None = None
+    database: str | None = None
+
+    @property
+    def external(self) -> bool:
+        return bool(self.uri)
+
+
+class EmbeddedNeo4jSettings(BaseSettings):
+    """How the embedded Neo4j (used when ``NEO4J_URI`` is unset) is started."""
+
+    model_config = SettingsConfigDict(env_prefix="METISGRAPH_NEO4J_", extra="ignore")
+
+    version: str = DEFAULT_NEO4J_VERSION
+    home: Path = Field(default_factory=lambda: _default_data_dir() / "neo4j")
+    port: int = Field(default=7687, ge=1, le=65535)
+    heap: str = "1g"
+    heap_max: str = "2g"
+    pagecache: str = "1g"
+    start_timeout: float = 180.0
+    java_home: Path | None = None
+    cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")

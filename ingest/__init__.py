@@ -1,0 +1,1 @@
+"""Writing memory: validation, abstraction and redaction, extraction, embeddings, batched writes."""

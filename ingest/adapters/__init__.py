@@ -1,0 +1,1 @@
+"""Adapters from real agent trajectory formats and other record sources to memory records."""

@@ -1,0 +1,1 @@
+"""Code memory analysis: structure, parameterisation and a static safety scan."""

@@ -1,0 +1,1 @@
+"""A small demo set of episodes written for the project (loaded by `make run`)."""

@@ -1,0 +1,179 @@
+"""The input format for memory: tasks, episodes and snippets.
+
+One set of models validates every record, whether it arrives through GraphQL,
+the CLI or a file; ``ingest/schemas/memory-record.v1.json`` is generated from
+them (``metisgraph schema export``) and a test keeps the two identical.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Action",
+    "EnvironmentInput",
+    "EpisodeRecord",
+    "Outcome",
+    "SnippetInput",
+    "SnippetKind",
+    "SnippetRecord",
+    "SnippetRelation",
+    "Source",
+    "TaskRecord",
+    "TaskStatus",
+]
+
+SCHEMA_VERSION = "1"
+
+ProjectName = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+]
+RecordId = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+Tag = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^[^:\s][^:]{0,63}:.{1,256}$", strip_whitespace=True, max_length=321
+    ),
+]
+
+
+class Outcome(StrEnum):
+    success = "success"
+    failure = "failure"
+    partial = "partial"
+    unknown = "unknown"
+
+
+class Source(StrEnum):
+    """Who vouches for an episode: it ran, a user said it, we inferred it, a reviewer wrote it."""
+
+    executed = "executed"
+    user = "user"
+    inferred = "inferred"
+    reviewer = "reviewer"
+
+
+class TaskStatus(StrEnum):
+    open = "open"
+    resolved = "resolved"
+    abandoned = "abandoned"
+
+
+class SnippetKind(StrEnum):
+    function = "function"
+    class_ = "class"
+    shell = "shell"
+    api_template = "api_template"
+    config = "config"
+    sql = "sql"
+    patch = "patch"
+
+
+class SnippetRelation(StrEnum):
+    generated = "GENERATED"
+    used = "USED"
+    modified = "MODIFIED"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class Action(_Record):
+    """What was done: a command, an API call, an edit, a message."""
+
+    type: str = Field(default="command", max_length=64)
+    command: str | None = None
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class EnvironmentInput(_Record):
+    """An environment stated explicitly by the caller (extraction adds to it)."""
+
+    os: str | None = None
+    os_version: str | None = None
+    arch: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    packages: dict[str, str] = Field(default_factory=dict)
+
+
+class SnippetInput(_Record):
+    """Code recorded inline with an episode, or on its own (see SnippetRecord)."""
+
+    code: str = Field(min_length=1)
+    language: str | None = None
+    kind: SnippetKind | None = None
+    name: str | None = None
+    description: str | None = None
+    relation: SnippetRelation = SnippetRelation.generated
+    tests: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+
+
+class TaskRecord(_Record):
+    """One issue or job being worked on; episodes hang off it in order."""
+
+    record_type: Literal["task"] = "task"
+    project: ProjectName
+    id: RecordId | None = None
+    goal: str = Field(min_length=1)
+    constraints: list[str] = Field(default_factory=list)
+    status: TaskStatus = TaskStatus.open
+    outcome: Outcome = Outcome.unknown
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    tags: list[Tag] = Field(default_factory=list)
+    agent: str | None = Field(default=None, description="Agent or person that worked the task")
+
+
+class EpisodeRecord(_Record):
+    """One unit of experience: situation, decision, action, observation, outcome."""
+
+    record_type: Literal["episode"] = "episode"
+    project: ProjectName
+    id: RecordId | None = Field(
+        default=None, description="The caller's id; generated from the content when absent"
+    )
+    task_id: RecordId | None = None
+    step: int | None = Field(default=None, ge=0, description="Order within the task")
+    kind: str | None = Field(default=None, max_length=64)
+    title: str | None = None
+    summary: str = Field(min_length=1, description="The abstracted core content")
+    facts: dict[str, Any] = Field(default_factory=dict)
+    reasoning: str | None = None
+    action: Action | None = None
+    observation: str | None = None
+    error: str | None = Field(default=None, description="Error text or stack trace, if any")
+    outcome: Outcome = Outcome.unknown
+    tags: list[Tag] = Field(default_factory=list)
+    source: Source = Source.inferred
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    created_at: datetime | None = None
+    environment: EnvironmentInput | None = None
+    tools: list[str] = Field(default_factory=list)
+    snippets: list[SnippetInput] = Field(default_factory=list)
+
+    @field_validator("summary")
+    @classmethod
+    def _summary_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("summary must not be blank")
+        return value
+
+
+class SnippetRecord(SnippetInput):
+    """A snippet recorded on its own (GraphQL ``recordSnippet``, or a file line)."""
+
+    record_type: Literal["snippet"] = "snippet"
+    project: ProjectName
+    id: RecordId | None = None
+    episode_id: RecordId | None = Field(
+        default=None, description="The episode that generated, used or modified it"
+    )
+    environment: EnvironmentInput | None = None

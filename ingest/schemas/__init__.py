@@ -1,0 +1,1 @@
+"""The versioned JSON Schema of the input format, as package data."""
