@@ -178,7 +178,8 @@ def _unparsed_step(
     pointer: str, content: str, created: datetime | None, followers: list[tuple[int, Any]]
 ) -> Step:
     """A reply with no runnable action: the agent only talked, and was told off for it."""
-    step = Step(pointer, "think", thought=content.strip() or None, created_at=created)
+    thought = _THOUGHT.sub("", content).strip() or None
+    step = Step(pointer, "think", thought=thought, created_at=created)
     reply = next((m for _, m in followers if _role(m) in {"user", "tool"}), None)
     if reply is not None:
         step.observation = text_of(reply.get("content"), f"{pointer}.reply")

@@ -75,13 +75,13 @@ class Run:
 
 
 def run_verdict(run: Run) -> tuple[TaskStatus, Outcome]:
-    """Status and outcome: a label decides; else a run that gave up failed; else unknown."""
+    """Status and outcome: a passing label resolves; giving up abandons; a failing label fails."""
     if run.resolved is True:
         return TaskStatus.resolved, Outcome.success
-    if run.resolved is False:
-        return TaskStatus.open, Outcome.failure
     if run.gave_up:
         return TaskStatus.abandoned, Outcome.failure
+    if run.resolved is False:
+        return TaskStatus.open, Outcome.failure
     return TaskStatus.open, Outcome.unknown
 
 
@@ -195,20 +195,17 @@ def _step_episode(
 def describe_action(step: Step) -> str:
     """A short line saying what a step did, for steps that came without a thought."""
     target = step.parameters.get("path") or first_line(step.command or "")
-    verbs = {
-        "command": "Ran",
-        "read": "Read",
-        "edit": "Edited",
-        "think": "Thought about",
-        "finish": "Finished",
-        "submit": "Submitted",
-    }
-    verb = verbs.get(step.action_type, step.action_type.capitalize())
-    if not target and step.failed and step.observation:
+    if step.action_type == "submit":
+        return "Submitted the changes"
+    if step.action_type == "finish":
+        return "Declared the task finished"
+    if step.failed and step.observation and not target:
         return f"Failed: {first_line(step.observation)}"
-    if step.action_type == "command" and target:
-        return f"Ran `{target}`"
-    return f"{verb} {target}".strip() if target else f"{verb} (no details recorded)"
+    verbs = {"command": "Ran", "read": "Read", "edit": "Edited", "think": "Thought"}
+    verb = verbs.get(step.action_type, step.action_type.capitalize())
+    if not target:
+        return f"{verb} (nothing recorded)"
+    return f"Ran `{target}`" if step.action_type == "command" else f"{verb} {target}"
 
 
 def _submission(
