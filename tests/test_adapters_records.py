@@ -1,0 +1,139 @@
+"""Native JSONL records and the neutral corpus format, from hand-written fixtures."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, corpus_episode, read_path
+from metisgraph.ingest.records import EpisodeRecord, Outcome, SnippetKind, Source, TaskRecord
+
+
+@pytest.fixture
+def records_dir(fixtures_dir: Path) -> Path:
+    return fixtures_dir / "records"
+
+
+def _split(items: list[Parsed | Refused]) -> tuple[list[Parsed], list[Refused]]:
+    return [i for i in items if isinstance(i, Parsed)], [i for i in items if isinstance(i, Refused)]
+
+
+def test_native_tasks_come_before_their_episodes(records_dir: Path) -> None:
+    parsed, _ = _split(list(read_path(records_dir / "native.jsonl")))
+    ids = [p.record.id for p in parsed]
+    assert ids == ["task-1", "ep-2", "ep-1", "snip-1"]
+    assert isinstance(parsed[0].record, TaskRecord)
+    assert parsed[1].ref.line == 1  # the episode keeps its own line number
+
+
+def test_native_refusals_name_line_and_field(records_dir: Path) -> None:
+    _, refused = _split(list(read_path(records_dir / "native.jsonl")))
+    described = {r.ref.line: r.describe() for r in refused}
+    path = str(records_dir / "native.jsonl")
+    assert described[5] == f"{path}:5: field 'summary': summary must not be blank"
+    assert described[7].startswith(f"{path}:7: field 'tags[1]': ")
+    assert described[8].startswith(f"{path}:8: invalid JSON")
+    assert "field 'record_type'" in described[9]
+    assert described[10] == f"{path}:10: field 'project': Field required"
+    assert sorted(described) == [5, 7, 8, 9, 10]
+
+
+def test_a_broken_line_keeps_its_text_for_the_dead_letter_file(records_dir: Path) -> None:
+    _, refused = _split(list(read_path(records_dir / "native.jsonl")))
+    broken = next(r for r in refused if r.ref.line == 8)
+    assert isinstance(broken.raw, str) and "cut off in the middle" in broken.raw
+    json.dumps([r.raw for r in refused])  # every refusal can be written out as JSON
+
+
+def test_project_argument_fills_a_missing_project_only(records_dir: Path) -> None:
+    parsed, refused = _split(list(read_path(records_dir / "native.jsonl", project="fallback")))
+    by_id = {p.record.id: p.record for p in parsed}
+    assert by_id["ep-1"].project == "demo"
+    assert "fallback" in {p.record.project for p in parsed}
+    assert 10 not in {r.ref.line for r in refused}
+
+
+def test_native_json_list_is_read_with_pointers(records_dir: Path) -> None:
+    parsed, refused = _split(list(read_path(records_dir / "native_list.json")))
+    assert not refused
+    assert [p.record.id for p in parsed] == ["task-10", "ep-10"]
+    assert [p.ref.pointer for p in parsed] == ["[1]", "[0]"]
+    assert parsed[0].ref.line is None
+
+
+def _corpus(records_dir: Path) -> tuple[dict[str, EpisodeRecord], list[Refused]]:
+    parsed, refused = _split(list(read_path(records_dir / "corpus.jsonl")))
+    episodes = {}
+    for item in parsed:
+        assert isinstance(item.record, EpisodeRecord)
+        episodes[item.record.id or ""] = item.record
+    return episodes, refused
+
+
+def test_corpus_items_become_user_episodes_with_their_ids(records_dir: Path) -> None:
+    episodes, _ = _corpus(records_dir)
+    report = episodes["acme-1"]
+    assert report.project == "acme"
+    assert report.summary == (
+        "Worker dies with OutOfMemoryError\n\nAfter a day the worker is killed.\n"
+        "Heap grows without bound."
+    )
+    assert report.title == "Worker dies with OutOfMemoryError"
+    assert report.error == "java.lang.OutOfMemoryError: Java heap space"
+    assert report.kind == "bug_report"
+    assert report.source is Source.user
+    assert report.outcome is Outcome.unknown
+    assert report.tags == ["priority:major", "version:2.1"]
+    assert report.created_at == datetime(2021, 9, 30, 17, 20, tzinfo=UTC)
+    assert report.snippets == []
+
+
+def test_corpus_fixes_succeed_and_carry_their_patch(records_dir: Path) -> None:
+    episodes, _ = _corpus(records_dir)
+    fix = episodes["acme-2"]
+    assert fix.outcome is Outcome.success
+    assert fix.created_at is None and "created_at_text" not in fix.facts
+    (snippet,) = fix.snippets
+    assert snippet.kind is SnippetKind.patch and snippet.language == "diff"
+    assert snippet.relation.value == "GENERATED"
+    plain = episodes["acme-3"]
+    assert plain.outcome is Outcome.success
+    assert plain.summary == "Slugs keep trailing dashes"
+    assert plain.snippets[0].kind is None and plain.snippets[0].language is None
+
+
+def test_corpus_free_form_and_unreadable_times(records_dir: Path) -> None:
+    episodes, _ = _corpus(records_dir)
+    assert episodes["talk-1:D1:1"].created_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert episodes["talk-1:D1:1"].outcome is Outcome.unknown  # "fixed" in the text is no kind
+    note = episodes["acme-4"]
+    assert note.created_at is None
+    assert note.facts == {"created_at_text": "sometime last spring", "source_url": "wiki/ops/logs"}
+
+
+def test_corpus_refusals_name_the_corpus_fields(records_dir: Path) -> None:
+    _, refused = _corpus(records_dir)
+    described = {r.ref.line: r.describe() for r in refused}
+    path = str(records_dir / "corpus.jsonl")
+    assert described == {
+        6: f"{path}:6: field 'text': title and text are both empty: nothing to remember",
+        7: f"{path}:7: field 'tags': expected a list, got a string",
+    }
+
+
+def test_corpus_project_argument_is_a_default() -> None:
+    ref = SourceRef("c.jsonl", 1)
+    item = {
+        "id": 5,
+        "kind": "bug_fix",
+        "text": "t",
+        "code": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b",
+    }
+    result = corpus_episode(item, ref, project="given")
+    assert isinstance(result, Parsed)
+    assert result.record.project == "given" and result.record.id == "5"
+    bad_code = corpus_episode({**item, "code": 7}, ref, project="given")
+    assert isinstance(bad_code, Refused) and bad_code.errors[0].field == "code"
