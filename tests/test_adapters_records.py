@@ -45,7 +45,11 @@ def test_a_broken_line_keeps_its_text_for_the_dead_letter_file(records_dir: Path
     _, refused = _split(list(read_path(records_dir / "native.jsonl")))
     broken = next(r for r in refused if r.ref.line == 8)
     assert isinstance(broken.raw, str) and "cut off in the middle" in broken.raw
-    json.dumps([r.raw for r in refused])  # every refusal can be written out as JSON
+    letter = json.loads(json.dumps(broken.as_dead_letter()))
+    assert letter["file"] == str(records_dir / "native.jsonl") and letter["line"] == 8
+    assert letter["errors"][0]["message"].startswith("invalid JSON")
+    assert letter["raw"] == broken.raw
+    json.dumps([r.as_dead_letter() for r in refused])  # every refusal can be written out
 
 
 def test_project_argument_fills_a_missing_project_only(records_dir: Path) -> None:

@@ -84,6 +84,16 @@ class Refused:
             lines.append(f"{self.ref}: {field}{error.message}")
         return "\n".join(lines)
 
+    def as_dead_letter(self) -> dict[str, object]:
+        """A JSON-able line for a dead-letter file: where, why, and the item itself."""
+        return {
+            "file": self.ref.file,
+            "line": self.ref.line,
+            "pointer": self.ref.pointer,
+            "errors": [{"field": e.field, "message": e.message} for e in self.errors],
+            "raw": self.raw,
+        }
+
 
 class ShapeError(ValueError):
     """An input item does not have the shape its format promises."""
