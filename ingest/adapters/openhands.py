@@ -147,17 +147,17 @@ def _resolved(
 
 def _pairs(history: list[Any]) -> list[_Pair]:
     """Actions with their observations, in order; agent errors that answer nothing stand alone."""
-    events = [_flatten_pair(item) for item in history]
+    events = [_flatten_pair(item, i) for i, item in enumerate(history)]
     flat = [(i, e) for i, group in enumerate(events) for e in group]
     if any("id" in e for _, e in flat):
         return _pairs_by_cause(flat)
     return _pairs_in_sequence(flat)
 
 
-def _flatten_pair(item: Any) -> list[dict[str, Any]]:
+def _flatten_pair(item: Any, index: int) -> list[dict[str, Any]]:
     if isinstance(item, list):  # oldest histories: [action, observation]
         return [e for e in item if isinstance(e, dict)]
-    return [as_object(item, "history[]")]
+    return [as_object(item, f"history[{index}]")]
 
 
 def _pairs_by_cause(flat: list[tuple[int, dict[str, Any]]]) -> list[_Pair]:
