@@ -1,0 +1,59 @@
+"""tree-sitter parsers for the languages we analyse, found without touching the network.
+
+Each grammar comes from its own wheel (`tree-sitter-javascript`, …), which ships the compiled
+parser. `tree_sitter_language_pack` is the fallback for grammars it has already cached: its
+newer releases download grammars on first use, which a machine without internet cannot do.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from tree_sitter import Language, Parser
+
+__all__ = ["GRAMMAR_PACKAGES", "parser_for"]
+
+GRAMMAR_PACKAGES = {
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "java": ("tree_sitter_java", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "bash": ("tree_sitter_bash", "language"),
+    "sql": ("tree_sitter_sql", "language"),
+}
+
+
+@functools.cache
+def parser_for(language: str) -> Parser | None:
+    """A parser for `language`, or None when no grammar for it is installed."""
+    grammar = _from_package(language) or _from_language_pack(language)
+    return Parser(grammar) if grammar is not None else None
+
+
+def _from_package(language: str) -> Language | None:
+    if language not in GRAMMAR_PACKAGES:
+        return None
+    module_name, attribute = GRAMMAR_PACKAGES[language]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    factory: Callable[[], Any] = getattr(module, attribute)
+    return Language(factory())
+
+
+def _from_language_pack(language: str) -> Language | None:
+    try:
+        import tree_sitter_language_pack as pack
+    except ImportError:
+        return None
+    try:
+        if language not in pack.downloaded_languages():
+            return None  # asking for it would try a download
+        grammar = pack.get_language(language)
+    except pack.Error:
+        return None
+    return grammar if isinstance(grammar, Language) else None
