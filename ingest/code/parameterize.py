@@ -1,0 +1,130 @@
+"""Turn code into a template: hard-coded credentials, places and tables become named parameters.
+
+The template keeps the code's shape (`password="{{db_password}}"`), so it still reads as code
+and two snippets that differ only in a host or a path give the same template.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from metisgraph.ingest.code.credentials import credential_lifts
+from metisgraph.ingest.code.lexical import import_spans
+from metisgraph.ingest.code.lifting import Lift, Source
+from metisgraph.ingest.code.locations import host_lifts, path_lifts, url_lifts
+from metisgraph.ingest.code.model import TemplateParameter
+from metisgraph.ingest.code.tables import table_lifts
+
+__all__ = ["Template", "parameterize", "placeholder", "without_secrets"]
+
+_DEFAULT_NAMES = {
+    "credential": "secret",
+    "url": "base_url",
+    "host": "host",
+    "path": "path",
+    "table": "table",
+    "user": "user",
+    "email": "email",
+}
+
+
+def placeholder(name: str) -> str:
+    """How a parameter appears in a template."""
+    return "{{" + name + "}}"
+
+
+@dataclass(frozen=True)
+class Template:
+    """Parameterised code. `_secrets` exists only to scrub other text and is never stored."""
+
+    text: str
+    parameters: tuple[TemplateParameter, ...]
+    _secrets: tuple[tuple[str, str], ...] = ()
+
+    def scrub(self, text: str) -> str:
+        """Replace every lifted secret value in `text` by its placeholder."""
+        for value, name in self._secrets:
+            text = text.replace(value, placeholder(name))
+        return text
+
+    @property
+    def has_credentials(self) -> bool:
+        return any(p.kind == "credential" for p in self.parameters)
+
+
+def parameterize(code: str, language: str) -> Template:
+    """Lift hard-coded values out of `code`; credentials come first so no secret survives."""
+    source = Source.of(code, language)
+    detectors = (credential_lifts, url_lifts, host_lifts, path_lifts, table_lifts)
+    found = itertools.chain.from_iterable(d(source) for d in detectors)
+    lifts = _without_overlaps(found, import_spans(code, language))
+    names = _name_lifts(lifts)
+    return _build(code, lifts, names)
+
+
+def _without_overlaps(lifts: Iterable[Lift], protected: list[tuple[int, int]]) -> list[Lift]:
+    """Keep lifts in priority order, dropping any that overlaps one already kept.
+
+    Credentials are never dropped for a protected span (an import); other values are.
+    """
+    kept: list[Lift] = []
+    for lift in lifts:
+        if lift.end <= lift.start:
+            continue
+        taken = [(k.start, k.end) for k in kept]
+        if lift.kind != "credential":
+            taken += protected
+        if all(lift.end <= start or lift.start >= end for start, end in taken):
+            kept.append(lift)
+    return sorted(kept, key=lambda lift: lift.start)
+
+
+def _identity(lift: Lift) -> tuple[str, str]:
+    value = lift.value.lower() if lift.kind in {"table", "host"} else lift.value
+    return (lift.kind, value)
+
+
+def _name_lifts(lifts: list[Lift]) -> dict[tuple[str, str], str]:
+    """One name per distinct value, from its hint or its kind, numbered when names clash."""
+    names: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for lift in lifts:
+        identity = _identity(lift)
+        if identity in names:
+            continue
+        base = lift.hint or _DEFAULT_NAMES.get(lift.kind, lift.kind)
+        name = base
+        for number in itertools.count(2):
+            if name not in taken:
+                break
+            name = f"{base}_{number}"
+        names[identity] = name
+        taken.add(name)
+    return names
+
+
+def _build(code: str, lifts: list[Lift], names: dict[tuple[str, str], str]) -> Template:
+    pieces, cursor = [], 0
+    parameters: dict[str, TemplateParameter] = {}
+    secrets: dict[str, str] = {}
+    for lift in lifts:
+        name = names[_identity(lift)]
+        pieces += [code[cursor : lift.start], placeholder(name)]
+        cursor = lift.end
+        secret = lift.kind == "credential"
+        if secret:
+            secrets[lift.value] = name
+        parameters.setdefault(
+            name, TemplateParameter(name, lift.kind, None if secret else lift.value)
+        )
+    pieces.append(code[cursor:])
+    # Longest first, so a secret that contains another is replaced whole.
+    ordered = tuple(sorted(secrets.items(), key=lambda item: -len(item[0])))
+    return Template("".join(pieces), tuple(parameters.values()), ordered)
+
+
+def without_secrets(code: str, language: str) -> str:
+    """`code` as written, except that hard-coded credentials become placeholders."""
+    return parameterize(code, language).scrub(code)
