@@ -1,0 +1,124 @@
+"""analyze_snippet as a whole: identity, kinds, language detection, errors, public face."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import metisgraph.ingest.code as code_memory
+from metisgraph.ingest.code import analyze_snippet, detect_language, normalize_language
+
+FIXTURES = Path(__file__).parent / "fixtures" / "code"
+
+
+def test_the_same_code_on_another_machine_has_the_same_content_key() -> None:
+    # Other host, other path, other password, a comment and different spacing: same code.
+    first = analyze_snippet((FIXTURES / "hardcoded.py").read_text())
+    second = analyze_snippet((FIXTURES / "hardcoded_other_host.py").read_text())
+    assert first.content_key == second.content_key
+    assert first.template != second.template
+
+
+def test_a_real_change_changes_the_content_key() -> None:
+    base = "def f(x):\n    return x + 1\n"
+    assert (
+        analyze_snippet(base).content_key != analyze_snippet(base.replace("+ 1", "+ 2")).content_key
+    )
+    assert analyze_snippet(base).content_key != analyze_snippet(base, "javascript").content_key
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "language"),
+    [
+        ("ls -la   /srv/a  # list\n", "ls -la /srv/b\n", "bash"),
+        ("const a = 1; // one\n", "const a=1;\n", "javascript"),
+        ("SELECT id FROM users; -- all\n", "SELECT id\nFROM customers;", "sql"),
+        ("key: 1\n# c\n", "key:   1\n", "yaml"),
+    ],
+)
+def test_whitespace_comments_and_values_do_not_change_the_key(
+    first: str, second: str, language: str
+) -> None:
+    assert (
+        analyze_snippet(first, language).content_key
+        == analyze_snippet(second, language).content_key
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "path", "language"),
+    [
+        ("#!/usr/bin/env python3\nprint(1)\n", None, "python"),
+        ("#!/bin/bash\necho hi\n", None, "bash"),
+        ("anything at all", "deploy.sh", "bash"),
+        ("{}", "settings.json", "json"),
+        ("def f():\n    return 1\n", None, "python"),
+        ("pytest -x tests/", None, "bash"),
+        ("make", None, "bash"),
+        ("SELECT 1;", None, "sql"),
+        ("package main\n\nfunc main() {}\n", None, "go"),
+        ("const f = (a) => a * 2;\n", None, "javascript"),
+        ("interface A { x: number }\nconst a: A = { x: 1 };\n", None, "typescript"),
+        ("public class A {}\n", None, "java"),
+        ("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", None, "diff"),
+        ('{"a": [1, 2]}', None, "json"),
+        ("name: app\nreplicas: 2\n", None, "yaml"),
+        ("FROM python:3.11\nRUN pip install x\n", None, "dockerfile"),
+    ],
+)
+def test_language_detection(code: str, path: str | None, language: str) -> None:
+    assert detect_language(code, path) == language
+
+
+def test_language_names_are_normalised() -> None:
+    assert [normalize_language(n) for n in ("py", "Shell", "ts", "golang", "yml", "")] == [
+        "python",
+        "bash",
+        "typescript",
+        "go",
+        "yaml",
+        None,
+    ]
+
+
+def test_kinds_by_language() -> None:
+    assert analyze_snippet("retries: 3\n", "yaml").kind == "config"
+    assert analyze_snippet("UPDATE t SET a = 1 WHERE id = 2;", "sql").kind == "sql"
+    assert analyze_snippet("make build && make test", "bash").kind == "shell"
+    assert analyze_snippet("x = 1\n", "python", kind="config").kind == "config"
+
+
+def test_bad_input_names_the_field() -> None:
+    with pytest.raises(ValueError, match="snippet code"):
+        analyze_snippet("   \n")
+    with pytest.raises(ValueError, match="snippet kind: 'script'"):
+        analyze_snippet("x = 1", "python", kind="script")
+
+
+def test_size_counts_lines_without_surrounding_blank_lines() -> None:
+    assert analyze_snippet("\n\nx = 1\n\ny = 2\n\n", "python").size == 3
+
+
+def test_public_api_is_what_it_claims() -> None:
+    exported = set(code_memory.__all__)
+    assert {
+        "analyze_snippet",
+        "extract_snippets",
+        "extract_command_snippets",
+        "compatibility",
+        "needs_review",
+        "SnippetAnalysis",
+        "Parameter",
+        "Finding",
+        "TemplateParameter",
+        "PatchFile",
+        "Requirement",
+        "ExtractedSnippet",
+        "Verdict",
+    } <= exported
+    for name in exported:
+        assert getattr(code_memory, name) is not None
+    public = {n for n in vars(code_memory) if not n.startswith("_")}
+    modules = {n for n in public if type(getattr(code_memory, n)).__name__ == "module"}
+    assert public - modules == exported
