@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 import metisgraph.ingest.code as code_memory
 from metisgraph.ingest.code import analyze_snippet, detect_language, normalize_language
+from metisgraph.ingest.code.grammars import parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 
@@ -122,3 +124,23 @@ def test_public_api_is_what_it_claims() -> None:
     public = {n for n in vars(code_memory) if not n.startswith("_")}
     modules = {n for n in public if type(getattr(code_memory, n)).__name__ == "module"}
     assert public - modules == exported
+
+
+def test_pathological_input_is_analysed_in_bounded_time() -> None:
+    # Each of these once took minutes: a quadratic URL scheme scan, a grammar that backtracks,
+    # an O(n²) overlap check and an O(n²) patch symbol scan.
+    cases = [
+        ('x = "' + "a" * 200_000 + '"\n', "python"),
+        ("a@" * 30_000, "bash"),
+        ('password = "x"\n' * 5_000, "python"),
+        ("--- a/x\n+++ b/x\n@@ -1,5000 +1,5000 @@\n" + "-a\n+b\n" * 5_000, "diff"),
+    ]
+    for code, language in cases:
+        started = time.monotonic()
+        analyze_snippet(code, language)
+        assert time.monotonic() - started < 10, language
+
+
+def test_a_parse_that_overruns_its_budget_gives_no_tree() -> None:
+    assert parse("bash", "a@" * 8_000, budget=0.01) is None
+    assert parse("bash", "echo hi\n") is not None

@@ -17,16 +17,17 @@ _SECRET_WORD = (
     r"(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|token|api[_-]?key|apikey|"  # noqa: S105
     r"access[_-]?key(?:[_-]?id)?|private[_-]?key|client[_-]?secret|credentials?)"
 )
+_ANY_SECRET_WORD = re.compile(_SECRET_WORD, re.I)
 _VALUE = (
     r"""(?:(?P<q>["'`])(?P<quoted>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)|(?P<bare>[^\s"'`,;)}\]#&|]+))"""
 )
 _KEYED = re.compile(
-    rf"""(?<!\w)(?P<key>(?:[A-Za-z_][\w.-]*?)?{_SECRET_WORD})["'`]?\s*"""
+    rf"""(?<!\w)(?P<key>(?:[A-Za-z_][\w.-]{{0,40}}?)?{_SECRET_WORD})["'`]?\s*"""
     rf"""(?::\s*[A-Za-z_][\w\[\]., |]*?\s*=(?!=)|:=|=>|=(?!=)|:(?!:))\s*{_VALUE}""",
     re.I,
 )
 _FLAG = re.compile(
-    rf"""(?<![\w-])--(?P<key>(?:[\w-]*?){_SECRET_WORD})\s+{_VALUE}""",
+    rf"""(?<![\w-])--(?P<key>(?:[\w-]{{0,40}}?){_SECRET_WORD})\s+{_VALUE}""",
     re.I,
 )
 _SCHEMES = r"(?:Bearer|Basic|Token|Digest|Bot|Negotiate)"
@@ -36,7 +37,7 @@ _HEADER = re.compile(
     re.I,
 )
 _URL_PASSWORD = re.compile(
-    r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'`<>]+:(?P<bare>[^\s@/"'`<>]+)@"""
+    r"""(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@"'`<>]+:(?P<bare>[^\s@/"'`<>]+)@"""
 )
 _MYSQL = re.compile(r"""\bmysql(?:dump|admin|import)?\b[^\n|;&]*?\s-p(?P<bare>[^\s'"-][^\s'"]*)""")
 _SHAPES = (
@@ -62,8 +63,10 @@ def credential_lifts(source: Source) -> Iterator[Lift]:
     yield from _shape_lifts(source)
     yield from _header_lifts(source)
     yield from _url_password_lifts(source)
-    for pattern in (_KEYED, _FLAG, _MYSQL):
-        yield from _keyed_lifts(source, pattern)
+    if _ANY_SECRET_WORD.search(source.code):  # most code names no secret: skip the slow scans
+        for pattern in (_KEYED, _FLAG):
+            yield from _keyed_lifts(source, pattern)
+    yield from _keyed_lifts(source, _MYSQL)
 
 
 def _shape_lifts(source: Source) -> Iterator[Lift]:

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import functools
 import importlib
+import time
 from collections.abc import Callable
 from typing import Any
 
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Point, Tree
 
-__all__ = ["GRAMMAR_PACKAGES", "parser_for"]
+__all__ = ["GRAMMAR_PACKAGES", "PARSE_BUDGET_SECONDS", "parse", "parser_for"]
+
+# Some grammars take quadratic time on odd input (a bash line of 16 KB of `a@a@…` takes
+# seconds); past this budget we stop feeding the parser and analyse without a tree.
+PARSE_BUDGET_SECONDS = 1.0
+_CHUNK = 4096
 
 GRAMMAR_PACKAGES = {
     "javascript": ("tree_sitter_javascript", "language"),
@@ -57,3 +63,23 @@ def _from_language_pack(language: str) -> Language | None:
     except pack.Error:
         return None
     return grammar if isinstance(grammar, Language) else None
+
+
+def parse(language: str, code: str, budget: float = PARSE_BUDGET_SECONDS) -> Tree | None:
+    """The syntax tree of `code`, or None without a grammar or when parsing overruns `budget`."""
+    parser = parser_for(language)
+    if parser is None:
+        return None
+    source = code.encode("utf-8")
+    deadline = time.monotonic() + budget
+    overran = False
+
+    def read(offset: int, _point: Point) -> bytes:
+        nonlocal overran
+        if time.monotonic() > deadline:
+            overran = True
+            return b""  # an early end of input: the parser finishes at once
+        return source[offset : offset + _CHUNK]
+
+    tree = parser.parse(read)
+    return None if overran or tree is None else tree

@@ -1,4 +1,7 @@
-"""The identity of "the same code": a hash of the template with comments and layout removed."""
+"""The identity of "the same code": a hash of the template with comments and layout removed.
+
+Normalising is purely lexical (no parser, no time budget), so one text always gives one key.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,7 @@ import io
 import re
 import tokenize
 
-from metisgraph.ingest.code.grammars import parser_for
-from metisgraph.ingest.code.lexical import without_comments
-from metisgraph.ingest.code.syntax import text, walk
+from metisgraph.ingest.code.lexical import string_spans, without_comments
 
 __all__ = ["content_key", "normalize"]
 
@@ -20,6 +21,7 @@ _SKIPPED_PY_TOKENS = {
     tokenize.ENCODING,
     tokenize.ENDMARKER,
 }
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def content_key(template: str, language: str) -> str:
@@ -34,23 +36,25 @@ def normalize(code: str, language: str) -> str:
         tokens = _python_tokens(code)
         if tokens is not None:
             return tokens
-    parser = parser_for(language)
-    if parser is not None:
-        tree = parser.parse(code.encode("utf-8"))
-        leaves = [
-            text(node)
-            for node in walk(tree.root_node)
-            if node.child_count == 0 and "comment" not in node.type
-        ]
-        if not tree.root_node.has_error:
-            return " ".join(leaf for leaf in leaves if leaf.strip())
-    return _collapse(without_comments(code, language))
+    return " ".join(_tokens(without_comments(code, language), language))
+
+
+def _tokens(code: str, language: str) -> list[str]:
+    """Words and punctuation, with each string literal kept whole."""
+    tokens: list[str] = []
+    cursor = 0
+    for start, end in string_spans(code, language):
+        tokens += _TOKEN.findall(code, cursor, start)
+        tokens.append(code[start:end])
+        cursor = end
+    tokens += _TOKEN.findall(code, cursor)
+    return tokens
 
 
 def _python_tokens(code: str) -> str | None:
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    except (tokenize.TokenError, SyntaxError):
         return None
     parts = []
     for token in tokens:
@@ -63,7 +67,3 @@ def _python_tokens(code: str) -> str | None:
         else:
             parts.append(token.string)
     return " ".join(parts)
-
-
-def _collapse(code: str) -> str:
-    return re.sub(r"\s+", " ", code).strip()

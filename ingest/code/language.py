@@ -127,7 +127,7 @@ _SQL_START = re.compile(
 _GO = re.compile(r"^package\s+\w+\s*$|^func\s+(?:\([^)]*\)\s*)?\w+\s*[\[(]", re.M)
 _JAVA = re.compile(
     r"^\s*(?:public|private|protected)\s+(?:static\s+|final\s+|abstract\s+)*"
-    r"(?:class|interface|enum|record|[\w<>\[\],\s]+\s+\w+\s*\()|^import\s+java\.",
+    r"(?:class|interface|enum|record|[\w<>\[\],.? \t]{1,200}?\s\w+\s*\()|^import\s+java\.",
     re.M,
 )
 _TS_HINTS = re.compile(
@@ -240,8 +240,8 @@ def _parses_as_python(text: str) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences in foreign code
             ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False  # CPython's parser gives up on some huge inputs with MemoryError
     return True
 
 

@@ -22,7 +22,7 @@ _TLDS = frozenset(
     }
 )  # fmt: skip
 _URL = re.compile(
-    r"""(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://"""
+    r"""(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,30})://"""
     r"""(?:(?P<user>[^\s:/@"'`<>]+)(?::(?P<password>[^\s@/"'`<>]*))?@)?"""
     r"""(?P<host>\[[0-9a-fA-F:]+\]|[^\s:/"'`<>?#@]+)(?::(?P<port>\d{1,5}))?"""
 )
@@ -37,10 +37,11 @@ _FQDN = re.compile(
 _USER_AT_HOST = re.compile(r"(?<![\w.+-])(?P<user>[A-Za-z_][\w.-]*)@(?P<host>[A-Za-z0-9][\w.-]*\w)")
 _EMAIL_TLD = re.compile(r"\.[A-Za-z]{2,24}$")
 _KEYED_HOST = re.compile(
-    r"""(?<!\w)(?P<key>(?:[A-Za-z_][\w.-]*?)?(?:host|hostname|server|endpoint|address|addr))["'`]?\s*"""
+    r"""(?<!\w)(?P<key>(?:[A-Za-z_][\w.-]{0,40}?)?(?:host|hostname|server|endpoint|address|addr))["'`]?\s*"""
     r"""(?:=(?!=)|:=|:(?!:))\s*(?P<q>["'`]?)(?P<value>[A-Za-z0-9][\w.-]*[A-Za-z0-9])(?P=q)(?![\w.])""",
     re.I,
 )
+_ANY_HOST_WORD = re.compile(r"host|server|endpoint|addr", re.I)
 _HOST_FLAG = re.compile(r"(?<![\w-])(?:-h|--host(?:name)?)(?:=|\s+)(?P<value>[A-Za-z0-9][\w.-]*\w)")
 _UNIX_PATH = re.compile(r"(?<![\w./~$\\}@])/(?P<root>[\w.@+-]+)(?:/[\w.@+,=-]+)+/?")
 _WINDOWS_PATH = re.compile(r"(?<![\w\\])[A-Za-z]:\\(?:[^\\\s\"'`<>|:*?]+\\)*[^\\\s\"'`<>|:*?]*")
@@ -101,7 +102,10 @@ def host_lifts(source: Source) -> Iterator[Lift]:
 
 
 def _keyed_host_lifts(source: Source) -> Iterator[Lift]:
-    for pattern, key_group in ((_KEYED_HOST, "key"), (_HOST_FLAG, None)):
+    patterns: list[tuple[re.Pattern[str], str | None]] = [(_HOST_FLAG, None)]
+    if _ANY_HOST_WORD.search(source.code):  # most code names no host key: skip the slow scan
+        patterns.insert(0, (_KEYED_HOST, "key"))
+    for pattern, key_group in patterns:
         for match in pattern.finditer(source.code):
             value = match["value"]
             start, end = match.span("value")

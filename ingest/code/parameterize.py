@@ -6,6 +6,7 @@ and two snippets that differ only in a host or a path give the same template.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -69,16 +70,36 @@ def _without_overlaps(lifts: Iterable[Lift], protected: list[tuple[int, int]]) -
 
     Credentials are never dropped for a protected span (an import); other values are.
     """
-    kept: list[Lift] = []
+    kept = _Spans()
+    guarded = _Spans()
+    for start, end in protected:
+        guarded.add(start, end)
+    chosen: list[Lift] = []
     for lift in lifts:
-        if lift.end <= lift.start:
+        if lift.end <= lift.start or kept.overlaps(lift.start, lift.end):
             continue
-        taken = [(k.start, k.end) for k in kept]
-        if lift.kind != "credential":
-            taken += protected
-        if all(lift.end <= start or lift.start >= end for start, end in taken):
-            kept.append(lift)
-    return sorted(kept, key=lambda lift: lift.start)
+        if lift.kind != "credential" and guarded.overlaps(lift.start, lift.end):
+            continue
+        kept.add(lift.start, lift.end)
+        chosen.append(lift)
+    return sorted(chosen, key=lambda lift: lift.start)
+
+
+class _Spans:
+    """Disjoint character spans, sorted, for overlap tests in logarithmic time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        index = bisect.bisect_left(self.starts, end)  # spans that start before `end`
+        return index > 0 and self.ends[index - 1] > start
+
+    def add(self, start: int, end: int) -> None:
+        index = bisect.bisect_left(self.starts, start)
+        self.starts.insert(index, start)
+        self.ends.insert(index, end)
 
 
 def _identity(lift: Lift) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from metisgraph.ingest.code.model import PatchFile
 
-__all__ = ["added_lines", "declared_symbol", "parse_patch"]
+__all__ = ["declared_symbol", "parse_patch"]
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(?P<context>.*)$")
 _GIT_HEADER = re.compile(r"^diff --git (?:\"?a/)?(?P<old>\S+) (?:\"?b/)?(?P<new>\S+?)\"?$")
@@ -145,73 +145,61 @@ def _close(hunk: _Hunk, target: _File) -> None:
 def _touched_symbols(hunk: _Hunk) -> list[str]:
     """For each changed line, the innermost declaration around it, qualified by its parents.
 
-    Declarations are read from the lines above in the same hunk (by indentation), then from
-    the hunk header, which names the scope the hunk starts in.
+    One pass per side of the diff keeps the declarations open at each line (by indentation);
+    a scope the hunk starts inside is named by the hunk header.
     """
     touched: list[str] = []
-    for index, (marker, line) in enumerate(hunk.lines):
-        if marker == " " or not line.strip() or _COMMENT_ONLY.match(line):
+    sides = {"-": _Side(hunk.context), "+": _Side(hunk.context)}
+    for marker, line in hunk.lines:
+        if not line.strip() or _COMMENT_ONLY.match(line):
             continue  # a comment changes no behaviour; a doc comment belongs to what follows
-        chain = _enclosing(hunk.lines[: _decorated(hunk.lines, index, marker) + 1], marker)
-        if not chain and hunk.context:
-            chain = [hunk.context]
-        elif hunk.context and _indent(_first_line_of(hunk.lines, chain[0], marker)) > 0:
-            chain.insert(0, hunk.context)
-        if chain:
-            touched.append(".".join(chain))
+        for name, side in sides.items():
+            if marker in {" ", name}:
+                touched += side.read(line, changed=marker == name)
+    for side in sides.values():
+        touched += side.flush()
     return touched
 
 
-def _decorated(lines: list[tuple[str, str]], index: int, side: str) -> int:
-    """A decorator or annotation line belongs to the declaration right after it."""
-    if not _DECORATOR.match(lines[index][1]):
-        return index
-    for later in range(index + 1, len(lines)):
-        marker, text = lines[later]
-        if marker in {" ", side} and not _DECORATOR.match(text):
-            return later if declared_symbol(text) else index
-    return index
+class _Side:
+    """The declarations open at the current line on one side (old or new) of a hunk."""
 
+    def __init__(self, context: str | None) -> None:
+        self.context = context
+        self.open: list[tuple[int, str]] = []  # (indent, name), indents increasing
+        self.decorators: list[str] = []  # chains of changed decorators awaiting their target
 
-def _enclosing(lines: list[tuple[str, str]], side: str) -> list[str]:
-    """Names of the declarations that enclose the last line, outermost first."""
-    visible = [text for marker, text in lines if marker in {" ", side}]
-    if not visible:
-        return []
-    current = visible[-1]
-    chain: list[str] = []
-    own = declared_symbol(current)
-    if own:
-        chain.append(own)
-    # A closing bracket sits at the indentation of the declaration it closes.
-    limit = _indent(current) + (1 if _CLOSING_ONLY.match(current) else 0)
-    for text in reversed(visible[:-1]):
-        if not text.strip() or _indent(text) >= limit:
-            continue
-        name = declared_symbol(text)
-        if name:
-            chain.insert(0, name)
-            limit = _indent(text)
-        if limit == 0:
-            break
-    return chain
+    def read(self, line: str, *, changed: bool) -> list[str]:
+        """Follow one visible line; return the symbols it touches, if it is a change."""
+        indent = _indent(line)
+        # A closing bracket sits at the indentation of the declaration it closes.
+        limit = indent + (1 if _CLOSING_ONLY.match(line) else 0)
+        while self.open and self.open[-1][0] >= limit:
+            self.open.pop()
+        own = declared_symbol(line)
+        if own:
+            self.open.append((indent, own))
+        chain = self._chain()
+        if _DECORATOR.match(line):
+            if changed:
+                self.decorators.append(chain)
+            return []
+        touched = [chain] if changed else []
+        if self.decorators:  # decorators belong to the declaration after them
+            touched = [chain if own else waiting for waiting in self.decorators] + touched
+            self.decorators = []
+        return [symbol for symbol in touched if symbol]
 
+    def flush(self) -> list[str]:
+        waiting, self.decorators = self.decorators, []
+        return [symbol for symbol in waiting if symbol]
 
-def _first_line_of(lines: list[tuple[str, str]], name: str, side: str) -> str:
-    for marker, text in lines:
-        if marker in {" ", side} and declared_symbol(text) == name:
-            return text
-    return ""
+    def _chain(self) -> str:
+        names = [name for _, name in self.open]
+        if self.context and (not self.open or self.open[0][0] > 0):
+            names.insert(0, self.context)
+        return ".".join(names)
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
-
-
-def added_lines(diff: str) -> list[tuple[int, str]]:
-    """The lines a diff adds, each with its line number in the diff text."""
-    return [
-        (number, line[1:])
-        for number, line in enumerate(diff.splitlines(), start=1)
-        if line.startswith("+") and not line.startswith("+++ ")
-    ]

@@ -31,8 +31,9 @@ def parse_python(code: str) -> ast.Module | None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # invalid escapes in copied code are not ours
                 return ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue  # CPython's parser gives up on some huge inputs with MemoryError
+
     return None
 
 
@@ -41,6 +42,13 @@ def analyze_python(code: str) -> Structure | None:
     tree = parse_python(code)
     if tree is None:
         return None
+    try:
+        return _structure(tree)
+    except RecursionError:
+        return None  # ast.unparse of absurdly nested expressions
+
+
+def _structure(tree: ast.Module) -> Structure:
     main = _main_definition(tree)
     imports = tuple(dict.fromkeys(_imported_modules(tree)))
     calls = tuple(dict.fromkeys(call.name for call in resolved_calls(tree)))

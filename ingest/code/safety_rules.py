@@ -113,10 +113,7 @@ LINE_RULES: tuple[LineRule, ...] = (
         "kubectl-delete",
         "high",
         "deletes cluster resources",
-        re.compile(
-            r"\bkubectl\s+(?:(?:-n|--namespace|--context)[= ]\S+\s+|--?\S+\s+)*"
-            r"delete\b(?P<rest>[^\n;&|]*)"
-        ),
+        re.compile(r"\bkubectl\b[^\n;&|]*?\sdelete\b(?P<rest>[^\n;&|]*)"),
         None,
         _kubectl_scope,
     ),

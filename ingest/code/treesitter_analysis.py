@@ -8,7 +8,7 @@ from tree_sitter import Node
 
 from metisgraph.ingest.code.ecmascript_analysis import analyze_ecmascript
 from metisgraph.ingest.code.go_analysis import analyze_go
-from metisgraph.ingest.code.grammars import parser_for
+from metisgraph.ingest.code.grammars import parse
 from metisgraph.ingest.code.java_analysis import analyze_java
 from metisgraph.ingest.code.model import Structure
 from metisgraph.ingest.code.shell_analysis import analyze_shell
@@ -30,8 +30,7 @@ TREE_SITTER_LANGUAGES = frozenset(_ANALYSERS)
 def analyze_with_treesitter(code: str, language: str) -> Structure | None:
     """The structure of `code`, or None when the language has no analyser or no grammar."""
     analyser = _ANALYSERS.get(language)
-    parser = parser_for(language) if analyser else None
-    if analyser is None or parser is None:
+    tree = parse(language, code) if analyser else None
+    if analyser is None or tree is None:
         return None
-    tree = parser.parse(code.encode("utf-8"))
     return analyser(tree.root_node)
