@@ -1,0 +1,192 @@
+"""Error signatures: find errors in text and give each a stable, normalised key.
+
+``extract_errors`` reads a block of text (an observation, a message, a log) and
+returns every distinct error in it; ``line_signature`` gives the grouping key of
+one log or error line. Both are pure functions of their input: the same text
+always yields the same signatures, whatever was read before, so signatures can
+key ``Error`` nodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from metisgraph.ingest.crashes import find_go_panics, find_native_crashes, find_rust_panics
+from metisgraph.ingest.error_codes import CODE_DETECTORS
+from metisgraph.ingest.error_lines import (
+    compiler_error,
+    exception_line,
+    level_error,
+    looks_like_code,
+    pytest_failure,
+)
+from metisgraph.ingest.error_triggers import candidate_lines
+from metisgraph.ingest.logtemplate import log_template, template_key
+from metisgraph.ingest.sightings import Sighting
+from metisgraph.ingest.tracebacks import find_exception_traces, find_python_tracebacks
+
+__all__ = ["ErrorSignature", "extract_errors", "line_signature", "signature_key"]
+
+MAX_FRAMES = 3
+_MAX_LINE = 2000  # longer lines (minified code, data dumps) are read up to here
+_MAX_SAMPLE = 2000
+_MAX_TEMPLATE = 500
+
+
+@dataclass(frozen=True)
+class ErrorSignature:
+    """One error, normalised: what it is, its message template and where in own code it arose."""
+
+    kind: str
+    category: str
+    template: str
+    frames: tuple[str, ...]
+    symbols: tuple[str, ...]
+    signature: str
+    key: str
+    sample: str
+    chain: tuple[str, ...] = ()  # kinds from the outermost wrapper to the root cause
+
+
+def signature_key(signature: str) -> str:
+    """The short stable hash of a signature text (16 hex characters)."""
+    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
+
+
+def line_signature(line: str) -> str:
+    """The grouping key of one log or error line: its template with untyped placeholders."""
+    return template_key(log_template(line[:_MAX_LINE]))
+
+
+# Detectors that read one line; the first that fires on a line wins.
+_LINE_DETECTORS: tuple[Callable[[str, int], Sighting | None], ...] = (
+    pytest_failure,
+    compiler_error,
+    exception_line,
+)
+_TRACE_FINDERS: tuple[Callable[[list[str], Iterable[int]], list[Sighting]], ...] = (
+    find_python_tracebacks,
+    find_exception_traces,
+    find_go_panics,
+    find_rust_panics,
+)
+# Log prefixes that vary between runs of the same program: timestamps, levels, [fields].
+_LOG_PREFIX = re.compile(
+    r"^(?:\s*(?:\[[^\]\n]{0,64}\]"
+    r"|\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}"
+    r"|(?:INFO|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE|DEBUG|TRACE|PANIC)\b:?)(?=\s|$))+\s*"
+)
+
+
+def _trace_sightings(lines: list[str], candidates: list[int]) -> tuple[list[Sighting], set[int]]:
+    """Multi-line traces and the lines they cover."""
+    found = [s for finder in _TRACE_FINDERS for s in finder(lines, candidates)]
+    covered = {i for s in found for i in range(s.start, s.end)}
+    for crash in find_native_crashes(lines, candidates):
+        if crash.start not in covered:
+            found.append(crash)
+            covered.update(range(crash.start, crash.end))
+    return found, covered
+
+
+def _line_sightings(lines: list[str], candidates: list[int], covered: set[int]) -> list[Sighting]:
+    """Codes on any line (also inside traces); other one-line errors outside traces."""
+    found: list[Sighting] = []
+    previous_level: int | None = None
+    for i in candidates:
+        line = lines[i]
+        if looks_like_code(line):
+            continue
+        hits = [hit for detect in CODE_DETECTORS for hit in detect(line)]
+        found += [Sighting(cat, kind, msg, i, i + 1, chain=[kind]) for cat, kind, msg in hits]
+        if i in covered:
+            continue
+        single = next((s for d in _LINE_DETECTORS if (s := d(line, i)) is not None), None)
+        if single is None and not hits:
+            single = level_error(line, i)
+            # A run of error-level lines (npm ERR!, a log's multi-line message) is one failure.
+            if single is not None and previous_level == i - 1:
+                previous_level = i
+                continue
+            previous_level = i if single is not None else None
+        if single is not None:
+            found.append(single)
+    return found
+
+
+def _drop_announcements(sightings: list[Sighting], traces: list[Sighting]) -> list[Sighting]:
+    """An error-level log line that introduces the error below it (a trace, or after a colon)."""
+    trace_starts = {s.start for s in traces}
+    starts = {s.start for s in sightings if not s.kind.startswith("log:")}
+
+    def announces(s: Sighting) -> bool:
+        ends_colon = s.message.rstrip().endswith(":")
+        introduces = s.end in trace_starts or (ends_colon and s.end in starts)
+        return s.kind.startswith("log:") and introduces
+
+    return [s for s in sightings if not announces(s)]
+
+
+def _merge_repeats(sightings: list[Sighting]) -> list[Sighting]:
+    """One per (line, kind); a native crash announced twice ("double free…", "Aborted") once."""
+    kept: list[Sighting] = []
+    seen: set[tuple[int, str]] = set()
+    for s in sorted(sightings, key=lambda s: (s.start, s.end)):
+        if (s.start, s.kind) in seen:
+            continue
+        last = kept[-1] if kept else None
+        if (
+            last
+            and s.category == last.category == "native"
+            and s.kind == last.kind
+            and s.start - last.end <= 2
+        ):
+            continue
+        seen.add((s.start, s.kind))
+        kept.append(s)
+    return kept
+
+
+def _dedupe(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item for item in items if item))
+
+
+def _signature(sighting: Sighting, lines: list[str]) -> ErrorSignature:
+    message = _LOG_PREFIX.sub("", sighting.message.strip(), count=1)
+    template = log_template(message)[:_MAX_TEMPLATE]
+    frames = _dedupe(f.name for f in sighting.frames if f.own)[:MAX_FRAMES]
+    parts = [sighting.kind, template_key(template)]
+    if frames:
+        parts.append(", ".join(frames))
+    signature = " | ".join(parts)
+    sample = "\n".join(lines[sighting.start : sighting.end]).strip()[:_MAX_SAMPLE]
+    return ErrorSignature(
+        kind=sighting.kind,
+        category=sighting.category,
+        template=template,
+        frames=frames,
+        symbols=_dedupe(sighting.symbols),
+        signature=signature,
+        key=signature_key(signature),
+        sample=sample,
+        chain=tuple(sighting.chain),
+    )
+
+
+def extract_errors(text: str) -> list[ErrorSignature]:
+    """All distinct errors in a block of text, in the order they appear; [] when there are none."""
+    lines = [line[:_MAX_LINE] for line in text.splitlines()]
+    candidates = candidate_lines(lines)
+    if not candidates:
+        return []
+    traces, covered = _trace_sightings(lines, candidates)
+    sightings = traces + _line_sightings(lines, candidates, covered)
+    distinct: dict[str, ErrorSignature] = {}
+    for sighting in _merge_repeats(_drop_announcements(sightings, traces)):
+        error = _signature(sighting, lines)
+        distinct.setdefault(error.key, error)
+    return list(distinct.values())
