@@ -57,6 +57,8 @@ def test_whitespace_comments_and_values_do_not_change_the_key(
         ("{}", "settings.json", "json"),
         ("def f():\n    return 1\n", None, "python"),
         ("pytest -x tests/", None, "bash"),
+        ("def division(a: float, b: float) -> float:", None, "python"),  # a fragment
+        ("if [ -f x ]; then\n  echo hi\nfi\n", None, "bash"),
         ("make", None, "bash"),
         ("SELECT 1;", None, "sql"),
         ("package main\n\nfunc main() {}\n", None, "go"),

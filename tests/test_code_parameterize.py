@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from metisgraph.ingest.code import analyze_snippet, without_secrets
+from metisgraph.ingest.code import parameterize as parameterize_module
 from metisgraph.ingest.code.parameterize import parameterize
+from metisgraph.ingest.redaction import Redacted, redact
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 PASSWORD = "Sup3r-S3cret!"
@@ -157,3 +160,25 @@ def test_parameter_names_come_from_variables_keys_and_flags() -> None:
     assert {p.name for p in template.parameters} == {"output_dir", "cache_path"}
     flags = parameterize("pg_dump --file /srv/dumps/db.sql --host db.internal", "bash")
     assert {p.name: p.kind for p in flags.parameters} == {"file": "path", "host": "host"}
+
+
+def test_the_shared_redactor_catches_what_lifting_misses() -> None:
+    # "PASS" alone is not one of our secret names; the redactor knows it.
+    analysis = analyze_snippet("export DB_PASS=hunter22\n", "bash")
+    assert "hunter22" not in analysis.template
+    assert "[REDACTED:" in analysis.template
+
+
+def test_placeholders_survive_a_redactor_that_mistakes_them_for_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def greedy(text: str) -> Redacted:
+        # A stricter redactor: every bearer value is a secret, placeholders included.
+        found = redact(text)
+        return Redacted(re.sub(r"Bearer \S+", "Bearer [REDACTED:secret]", found.text), found.kinds)
+
+    monkeypatch.setattr(parameterize_module, "redact", greedy)
+    template = 'h = {"Authorization": "Bearer {{auth_token}}"}  # Bearer abc123\n'
+    assert parameterize_module.redact_template(template) == (
+        'h = {"Authorization": "Bearer {{auth_token}}"}  # Bearer [REDACTED:secret]\n'
+    )

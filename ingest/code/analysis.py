@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from metisgraph.ingest.code.dependencies import (
     packages_for_imports,
@@ -13,8 +13,15 @@ from metisgraph.ingest.code.dependencies import (
 )
 from metisgraph.ingest.code.identity import content_key
 from metisgraph.ingest.code.language import CONFIG_LANGUAGES, detect_language, normalize_language
-from metisgraph.ingest.code.model import KINDS, Parameter, Requirement, SnippetAnalysis, Structure
-from metisgraph.ingest.code.parameterize import Template, parameterize
+from metisgraph.ingest.code.model import (
+    KINDS,
+    Parameter,
+    Requirement,
+    SnippetAnalysis,
+    Structure,
+    TemplateParameter,
+)
+from metisgraph.ingest.code.parameterize import Template, parameterize, redact_template
 from metisgraph.ingest.code.patch import parse_patch
 from metisgraph.ingest.code.python_analysis import analyze_python, parse_python
 from metisgraph.ingest.code.safety import risk_of, scan
@@ -46,20 +53,20 @@ def analyze_snippet(
     `path` helps guess the language; `environment` (package → version where the code ran)
     bounds its package requirements; `workdir` is where writes are expected.
     """
-    if not code.strip():
-        raise ValueError("snippet code: must not be empty")
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"snippet kind: {kind!r} is not one of {', '.join(KINDS)}")
+    _check_input(code, kind)
     lang = normalize_language(language) or detect_language(code, path)
     template = parameterize(code, lang)
-    structure = _scrubbed(_structure(code, template, lang), template)
-    requires = structure.requires
-    if environment:
-        requires = pin_to_environment(requires, environment)
+
+    def clean(text: str) -> str:
+        """Lifted secrets out, then the shared redactor as a safety net."""
+        return redact_template(template.scrub(text))
+
+    structure = _scrubbed(_structure(code, template, lang), clean)
+    requires = pin_to_environment(structure.requires, environment or {})
     findings = tuple(
-        dataclasses.replace(f, message=template.scrub(f.message))
-        for f in scan(code, lang, workdir=workdir)
+        dataclasses.replace(f, message=clean(f.message)) for f in scan(code, lang, workdir=workdir)
     )
+    text = clean(template.text)
     return SnippetAnalysis(
         language=lang,
         kind=kind or _kind(lang, structure),
@@ -72,12 +79,19 @@ def analyze_snippet(
         size=len(code.strip("\n").splitlines()),
         findings=findings,
         risk=risk_of(findings),
-        template=template.text,
-        template_parameters=template.parameters,
+        template=text,
+        template_parameters=tuple(_checked_example(p, clean) for p in template.parameters),
         requires=requires,
         patch_files=parse_patch(code) if lang == "diff" else (),
-        content_key=content_key(template.text, lang),
+        content_key=content_key(text, lang),
     )
+
+
+def _check_input(code: str, kind: str | None) -> None:
+    if not code.strip():
+        raise ValueError("snippet code: must not be empty")
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"snippet kind: {kind!r} is not one of {', '.join(KINDS)}")
 
 
 def needs_review(analysis: SnippetAnalysis) -> bool:
@@ -106,9 +120,18 @@ def _python_structure(code: str) -> Structure | None:
     return dataclasses.replace(structure, requires=requires)
 
 
-def _scrubbed(structure: Structure, template: Template) -> Structure:
+def _checked_example(
+    parameter: TemplateParameter, clean: Callable[[str], str]
+) -> TemplateParameter:
+    """An example the redactor would change held a secret: it is not kept."""
+    example = parameter.example
+    if example is None or clean(example) == example:
+        return parameter
+    return dataclasses.replace(parameter, example=None)
+
+
+def _scrubbed(structure: Structure, scrub: Callable[[str], str]) -> Structure:
     """No secret value leaves analysis, whichever text a field was read from."""
-    scrub = template.scrub
 
     def maybe(value: str | None) -> str | None:
         return scrub(value) if value is not None else None

@@ -145,6 +145,11 @@ _PY_HINTS = re.compile(
     r"return|raise|print\()\b|^\s*[\w.\[\]'\"]+\s*=[^=]|\w\(",
     re.M,
 )
+_PY_BLOCK = re.compile(
+    r"^\s*(?:async\s+def|def|class|if|elif|for|while|with|try|except|finally)\b[^\n]*:\s*(?:#.*)?$"
+    r"|^\s*from\s+[\w.]+\s+import\s+\w|^\s*raise\s+\w+\(",
+    re.M,
+)
 _YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w.\"'-]+:(?:\s|$)")
 _TOML_SECTION = re.compile(r"^\s*\[[\w.\"-]+\]\s*$", re.M)
 _KEY_VALUE = re.compile(r"^\s*[\w.\"-]+\s*=\s*\S")
@@ -216,6 +221,8 @@ def _detect_script(text: str) -> str:
         return "typescript"
     if _JS_HINTS.search(text):
         return "javascript"
+    if _PY_BLOCK.search(text):
+        return "python"  # a fragment that does not parse on its own, but reads as Python
     if _TOML_SECTION.search(text) and _KEY_VALUE.search(text.splitlines()[-1]):
         return "toml"
     lines = [

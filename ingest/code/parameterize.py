@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -17,8 +18,9 @@ from metisgraph.ingest.code.lifting import Lift, Source
 from metisgraph.ingest.code.locations import host_lifts, path_lifts, url_lifts
 from metisgraph.ingest.code.model import TemplateParameter
 from metisgraph.ingest.code.tables import table_lifts
+from metisgraph.ingest.redaction import redact
 
-__all__ = ["Template", "parameterize", "placeholder", "without_secrets"]
+__all__ = ["Template", "parameterize", "placeholder", "redact_template", "without_secrets"]
 
 _DEFAULT_NAMES = {
     "credential": "secret",
@@ -29,6 +31,9 @@ _DEFAULT_NAMES = {
     "user": "user",
     "email": "email",
 }
+
+
+_PLACEHOLDER = re.compile(r"\{\{[a-z_][a-z0-9_]*\}\}")
 
 
 def placeholder(name: str) -> str:
@@ -148,4 +153,19 @@ def _build(code: str, lifts: list[Lift], names: dict[tuple[str, str], str]) -> T
 
 def without_secrets(code: str, language: str) -> str:
     """`code` as written, except that hard-coded credentials become placeholders."""
-    return parameterize(code, language).scrub(code)
+    return redact_template(parameterize(code, language).scrub(code))
+
+
+def redact_template(text: str) -> str:
+    """The shared redactor as a safety net over a template, keeping our placeholders.
+
+    Should the redactor take a placeholder for a secret (`Bearer {{token}}`), the text between
+    placeholders is redacted piece by piece instead.
+    """
+    whole = redact(text).text
+    if _PLACEHOLDER.findall(whole) == _PLACEHOLDER.findall(text):
+        return whole
+    pieces = _PLACEHOLDER.split(text)
+    holders = _PLACEHOLDER.findall(text)
+    redacted = [redact(piece).text for piece in pieces]
+    return "".join(itertools.chain.from_iterable(zip(redacted, [*holders, ""], strict=True)))
