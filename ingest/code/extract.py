@@ -72,7 +72,7 @@ def _from_fence(info: str, body: str) -> list[ExtractedSnippet]:
     language = language or detect_language(body)
     if language == "bash":
         return extract_command_snippets(_without_prompts(body))
-    return [ExtractedSnippet(body, language, guess_kind(body, language), "fence")]
+    return [ExtractedSnippet(body, language, _guess_kind(body, language), "fence")]
 
 
 def _without_prompts(body: str) -> str:
@@ -108,7 +108,7 @@ def extract_command_snippets(command: str) -> list[ExtractedSnippet]:
         body = edit["body"]
         if body.strip():
             language = detect_language(body)
-            found.append(ExtractedSnippet(body, language, guess_kind(body, language), "edit"))
+            found.append(ExtractedSnippet(body, language, _guess_kind(body, language), "edit"))
     if edits:
         return found
     docs = heredocs(command)
@@ -123,7 +123,7 @@ def extract_command_snippets(command: str) -> list[ExtractedSnippet]:
             kept.append(segment)
     if kept:
         found.append(
-            ExtractedSnippet(residual.strip(), "bash", guess_kind(residual, "bash"), "command")
+            ExtractedSnippet(residual.strip(), "bash", _guess_kind(residual, "bash"), "command")
         )
     return found
 
@@ -135,7 +135,7 @@ def _from_heredoc(doc: Heredoc) -> ExtractedSnippet | None:
         return None
     language = (language_from_path(target) if target else None) or _interpreter(doc)
     language = language or detect_language(doc.body, target)
-    return ExtractedSnippet(doc.body, language, guess_kind(doc.body, language), "heredoc", target)
+    return ExtractedSnippet(doc.body, language, _guess_kind(doc.body, language), "heredoc", target)
 
 
 def _without_heredocs(command: str, docs: list[Heredoc]) -> str:
@@ -166,11 +166,11 @@ def _from_segment(segment: str) -> ExtractedSnippet | None:
         return ExtractedSnippet(segment, "bash", "shell", "sed", path)
     if re.fullmatch(r"python[\d.]*", program) and "-c" in parts[1:-1]:
         code = parts[parts.index("-c", 1) + 1]
-        return ExtractedSnippet(code, "python", guess_kind(code, "python"), "python-c")
+        return ExtractedSnippet(code, "python", _guess_kind(code, "python"), "python-c")
     return None
 
 
-def guess_kind(code: str, language: str | None) -> str:
+def _guess_kind(code: str, language: str | None) -> str:
     """A quick kind for extracted code; analysis decides for good."""
     if language == "diff":
         return "patch"

@@ -60,7 +60,7 @@ def _from_language_pack(language: str) -> Language | None:
         if language not in pack.downloaded_languages():
             return None  # asking for it would try a download
         grammar = pack.get_language(language)
-    except pack.Error:
+    except (pack.Error, OSError, RuntimeError):
         return None
     return grammar if isinstance(grammar, Language) else None
 

@@ -55,10 +55,6 @@ class Template:
             text = text.replace(value, placeholder(name))
         return text
 
-    @property
-    def has_credentials(self) -> bool:
-        return any(p.kind == "credential" for p in self.parameters)
-
 
 def parameterize(code: str, language: str) -> Template:
     """Lift hard-coded values out of `code`; credentials come first so no secret survives."""

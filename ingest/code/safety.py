@@ -18,7 +18,7 @@ from metisgraph.ingest.code.safety_rules import (
     LineRule,
 )
 
-__all__ = ["RULES", "needs_review", "risk_of", "scan"]
+__all__ = ["RULES", "risk_of", "scan"]
 
 _SHELL_LIKE = frozenset({"bash", "text", "dockerfile", "make", "diff"})
 # Scratch space: writing there is what a careful snippet does.
@@ -48,7 +48,6 @@ RULES: dict[str, tuple[str, str]] = {
     **_PYTHON_ONLY,
     **_OWN,
 }
-_REVIEW_RISKS = frozenset({"high", "critical"})
 
 
 def scan(code: str, language: str, *, workdir: str | None = None) -> tuple[Finding, ...]:
@@ -71,11 +70,6 @@ def scan(code: str, language: str, *, workdir: str | None = None) -> tuple[Findi
 def risk_of(findings: Iterable[Finding]) -> str:
     """The highest severity among the findings, or `none`."""
     return max((f.severity for f in findings), key=RISKS.index, default="none")
-
-
-def needs_review(analysis: object) -> bool:
-    """Risky snippets (high or critical risk) start in `pending` review."""
-    return getattr(analysis, "risk", "none") in _REVIEW_RISKS
 
 
 def _added_only(diff: str) -> str:
