@@ -182,3 +182,10 @@ def test_placeholders_survive_a_redactor_that_mistakes_them_for_secrets(
     assert parameterize_module.redact_template(template) == (
         'h = {"Authorization": "Bearer {{auth_token}}"}  # Bearer [REDACTED:secret]\n'
     )
+
+
+def test_container_paths_are_conventions_not_instance_details() -> None:
+    template = parameterize(
+        "WORKDIR /app/src\nCOPY . /app/src\nRUN cp x /srv/data/x\n", "dockerfile"
+    )
+    assert [p.example for p in template.parameters] == ["/srv/data/x"]

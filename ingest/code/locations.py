@@ -46,12 +46,13 @@ _HOST_FLAG = re.compile(r"(?<![\w-])(?:-h|--host(?:name)?)(?:=|\s+)(?P<value>[A-
 _UNIX_PATH = re.compile(r"(?<![\w./~$\\}@])/(?P<root>[\w.@+-]+)(?:/[\w.@+,=-]+)+/?")
 _WINDOWS_PATH = re.compile(r"(?<![\w\\])[A-Za-z]:\\(?:[^\\\s\"'`<>|:*?]+\\)*[^\\\s\"'`<>|:*?]*")
 # Roots under which a path belongs to one machine, one user or one project, not to the OS.
+# Container conventions (/app, /code) are the same everywhere, so they stay in the template.
 _INSTANCE_ROOTS = frozenset(
     {
         "home", "Users", "root", "var", "opt", "srv", "mnt", "media", "data", "tmp",
         "workspace", "workspaces", "work", "testbed", "scratch", "nfs", "shared", "storage",
-        "Volumes", "private", "app", "code", "project", "projects", "builds", "export", "gpfs",
-        "lustre", "backup", "backups", "logs"
+        "Volumes", "project", "projects", "builds", "export", "gpfs", "lustre", "backup",
+        "backups", "logs"
     }
 )  # fmt: skip
 
