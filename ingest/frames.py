@@ -112,7 +112,7 @@ def dotnet_frame(method: str) -> Frame:
 
 # --- Go ---------------------------------------------------------------------
 
-_GO_THIRD_PARTY_FILE = re.compile(r"/pkg/mod/|/vendor/|/go/src/|/usr/local/go/|/usr/lib/go")
+_GO_THIRD_PARTY_FILE = re.compile(r"/pkg/mod/|/vendor/|/usr/local/go/|/usr/lib/go")
 _GO_WELL_KNOWN = re.compile(r"^(?:golang\.org/x/|google\.golang\.org/|gopkg\.in/)")
 
 
@@ -125,7 +125,9 @@ def go_frame(func: str, file: str | None) -> Frame:
     rest = func[dot + 1 :] if dot > 0 else ""
     short = package.rsplit("/", 1)[-1]
     rest = re.sub(r"\(\*?([\w]+)\)", r"\1", rest)
-    stdlib = "." not in package.split("/", 1)[0] and package != "main"
+    first = package.split("/", 1)[0]
+    # Module paths start with a domain (maybe abstracted to <HOST>); the standard library's don't.
+    stdlib = "." not in first and not first.startswith("<") and package != "main"
     third_party = bool(
         (file and _GO_THIRD_PARTY_FILE.search(file)) or _GO_WELL_KNOWN.match(package)
     )

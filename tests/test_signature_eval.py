@@ -63,8 +63,14 @@ def test_a_missing_field_is_named_with_its_file_and_line(fixtures_dir: Path) -> 
     [
         ("not json", r":1: not JSON"),
         ("[1, 2]", r":1: expected an object, got list"),
-        ('{"system": "A", "line_id": 1, "content": 5, "group": "g"}', r"field 'content' must be str"),
-        ('{"system": "A", "line_id": true, "content": "x", "group": "g"}', r"'line_id' must be str or int"),
+        (
+            '{"system": "A", "line_id": 1, "content": 5, "group": "g"}',
+            r"field 'content' must be str",
+        ),
+        (
+            '{"system": "A", "line_id": true, "content": "x", "group": "g"}',
+            r"'line_id' must be str or int",
+        ),
         ("", r"no lines"),
     ],
 )
@@ -76,7 +82,7 @@ def test_bad_sets_are_refused_with_a_clear_reason(tmp_path: Path, text: str, mes
 
 
 def test_a_folder_without_lines_file_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(SignatureSetError, match="no lines.jsonl"):
+    with pytest.raises(SignatureSetError, match=r"no lines\.jsonl"):
         evaluate_dir(tmp_path)
 
 
