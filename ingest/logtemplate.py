@@ -17,6 +17,14 @@ PLACEHOLDER = "<*>"
 # Top-level domains that end host names; two-letter country codes are handled
 # separately (they need three labels, so file names like ``a.py`` stay intact).
 _GENERIC_TLD = r"(?:com|net|org|edu|gov|mil|int|info|biz|io|local|lan|internal|arpa)"
+# Extensions that make a dotted word a file name (chrome.exe, app.log), an instance detail.
+_FILE_EXT = (
+    r"(?:exe|dll|sys|so|dylib|jar|war|class|py|pyc|js|mjs|cjs|ts|tsx|jsx|java|kt|go|rs|rb|php"
+    r"|c|cc|cpp|cxx|h|hpp|cs|swift|sh|bat|ps1|txt|log|csv|tsv|json|xml|yaml|yml|toml|ini|cfg"
+    r"|conf|properties|html?|css|md|pdf|png|jpe?g|gif|svg|zip|gz|tgz|tar|bz2|xz|7z|rar|iso|img"
+    r"|bin|dat|db|sqlite|sql|bak|tmp|pid|lock|sock|pem|crt|cer|p12|deb|rpm|dmg|pkg|msi|apk|whl"
+    r"|mp3|mp4|wav|avi|mov|docx?|xlsx?|pptx?|plist|pcap|pcapng)"
+)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 _DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
 # A dotted name whose last part names an error type is the error's identity, not a value.
@@ -54,6 +62,7 @@ _SHAPES: list[tuple[str, str]] = [
     ("PATH", r"(?<![\w/.])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*"),
     ("HEX", rf"{_START}0[xX][0-9a-fA-F]+{_END}"),
     ("HEX", rf"{_START}(?:(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{{6,}}|[0-9a-f]{{8,}}){_END}"),
+    ("FILE", rf"{_START}[\w$-]+(?:\.[\w$-]+)*\.{_FILE_EXT}{_END}"),
     ("NAME", rf"{_START}\.?[A-Za-z_][\w$-]*(?:\.[A-Za-z_][\w$-]*){{2,}}{_END}"),
     ("TOKEN", r"(?<![\w$.+-])\+?[\w.$-]*\d[\w.$-]*"),
     ("BOOL", r"\b(?:true|false|True|False|TRUE|FALSE)\b"),
@@ -63,8 +72,12 @@ _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 _DIGITS = re.compile(r"\d+")
 # A single digit right after letters names a thing (en0, IPv4, ssh2, utf8) rather than counting it.
 _NAME_DIGIT = re.compile(r"(?<=[A-Za-z])\d(?!\d)")
-# The account in "user alice", "user=alice", "user 'alice'": who it was is instance detail.
-_USER = re.compile(r"\b(user)([ =])([\"']?)(?!<)[\w.@-]+\3", re.IGNORECASE)
+# The account in "for user alice", "invalid user bob", "user=carol", "user 'dan'": who it was
+# is instance detail. A bare "user created" is not an account name, so it needs those cues.
+_USER = re.compile(
+    r"\b((?:(?:for|invalid|by|of|to|as) user )|user=|user (?=[\"']))([\"']?)(?!<)[\w.@-]+\2",
+    re.IGNORECASE,
+)
 # An empty bracket pair standing alone is a value that happened to be empty: "from 1.2.3.4 ()".
 _EMPTY = re.compile(r"(?<![\w)\]}>])(\(\)|\[\]|\{\})")
 # Dot leaders align columns ("depth.......0"); their length says nothing.
@@ -97,7 +110,7 @@ def _replace(match: re.Match[str]) -> str:
 def log_template(line: str) -> str:
     """The line with its variable parts replaced by typed placeholders such as ``<NUM>``."""
     text = _SCAN.sub(_replace, _LEADER.sub(" ... ", line))
-    text = _USER.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}<USER>{m.group(3)}", text)
+    text = _USER.sub(lambda m: f"{m.group(1)}{m.group(2)}<USER>{m.group(2)}", text)
     text = _EMPTY.sub(lambda m: f"{m.group()[0]}<EMPTY>{m.group()[1]}", text)
     return _SPACE.sub(" ", text).strip()
 

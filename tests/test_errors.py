@@ -57,10 +57,18 @@ def only(errors: list[ErrorSignature], kind: str) -> ErrorSignature:
         ("job com.apple.icloud.fmfd.heartbeat ran", "job <NAME> ran"),
         ("connection from 1.2.3.4 () at noon", "connection from <HOST> (<EMPTY>) at noon"),
         ("depth.........0", "depth ... <NUM>"),
+        ("chrome.exe wrote report.pdf", "<FILE> wrote <FILE>"),
+        ("session opened for user ana by (uid=0)", "session opened for user <USER> by (uid=<NUM>)"),
+        ("Access denied for user 'bob'@'%'", "Access denied for user '<USER>'@'%'"),
     ],
 )
 def test_log_template_types_the_variable_parts(line: str, template: str) -> None:
     assert log_template(line) == template
+
+
+@pytest.mark.parametrize("line", ["user created", "user logged in", "rpc.statd startup succeeded"])
+def test_words_that_only_look_variable_are_kept(line: str) -> None:
+    assert log_template(line) == line
 
 
 @pytest.mark.parametrize("name", ["en0", "IPv4", "ssh2", "utf8", "awdl0"])
