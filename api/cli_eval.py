@@ -49,12 +49,12 @@ def signatures(
 
 def _table(report: GroupingReport) -> Table:
     table = Table(title=f"grouping accuracy — {report.name} ({report.method})")
-    for column in ("system", "lines", "true groups", "found groups", "accuracy"):
+    for column in ("system", "lines", "true groups", "found groups", "accuracy", "key drift"):
         table.add_column(column, justify="left" if column == "system" else "right")
     for s in report.systems:
-        table.add_row(
-            s.system, str(s.lines), str(s.groups), str(s.found_groups), f"{s.accuracy:.4f}"
-        )
+        counts = (str(s.lines), str(s.groups), str(s.found_groups))
+        table.add_row(s.system, *counts, f"{s.accuracy:.4f}", f"{s.key_drift:.3f}")
     table.add_section()
-    table.add_row("mean", str(sum(s.lines for s in report.systems)), "", "", f"{report.mean:.4f}")
+    lines = sum(s.lines for s in report.systems)
+    table.add_row("mean", str(lines), "", "", f"{report.mean:.4f}", f"{report.mean_key_drift:.3f}")
     return table

@@ -10,6 +10,9 @@ Three ways to group are measured side by side:
   other lines (what the product stores as keys);
 * ``drain3`` — the Drain online miner over the raw lines, in file order;
 * ``drain3+rules`` — Drain over our templates instead of the raw lines.
+
+Each also reports its key drift: the share of lines whose key (template)
+changed after the line was first given one.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from metisgraph.ingest.logtemplate import log_template
 
 __all__ = [
     "METHODS",
+    "Grouping",
     "GroupingReport",
     "SignatureLine",
     "SignatureSetError",
@@ -39,6 +43,7 @@ __all__ = [
     "group_lines",
     "grouping_accuracy",
     "load_lines",
+    "mine",
 ]
 
 LINES_FILE = "lines.jsonl"
@@ -116,26 +121,58 @@ def grouping_accuracy(predicted: Sequence[Hashable], truth: Sequence[Hashable]) 
     return right / len(truth)
 
 
-def _drain(texts: Sequence[str]) -> list[str]:
+@dataclass(frozen=True)
+class Grouping:
+    """A group label per line, and the share of lines whose key moved after they got one.
+
+    A key that moves is no use as a database key: the same line would land on
+    another node once more lines were seen.
+    """
+
+    labels: list[str]
+    key_drift: float
+
+
+def _share_changed(before: Sequence[str], after: Sequence[str]) -> float:
+    return sum(a != b for a, b in zip(before, after, strict=True)) / len(before) if before else 0.0
+
+
+def _rules(contents: Sequence[str]) -> Grouping:
+    keys = [line_signature(c) for c in contents]
+    # Asked again once every line was read: a key that depends on nothing else cannot move.
+    again = [line_signature(c) for c in contents]
+    return Grouping(again, _share_changed(keys, again))
+
+
+def _drain(texts: Sequence[str]) -> Grouping:
     """Drain's cluster per text, mining in the order given (its clusters depend on that order)."""
     config = TemplateMinerConfig()
     config.profiling_enabled = False
     miner = TemplateMiner(config=config)
-    return [str(miner.add_log_message(text)["cluster_id"]) for text in texts]
+    mined = [miner.add_log_message(text) for text in texts]
+    final = {cluster.cluster_id: cluster.get_template() for cluster in miner.drain.clusters}
+    first = [m["template_mined"] for m in mined]
+    last = [final[m["cluster_id"]] for m in mined]
+    return Grouping([str(m["cluster_id"]) for m in mined], _share_changed(first, last))
 
 
-METHODS: dict[str, Callable[[Sequence[str]], list[str]]] = {
-    "rules": lambda contents: [line_signature(c) for c in contents],
+METHODS: dict[str, Callable[[Sequence[str]], Grouping]] = {
+    "rules": _rules,
     "drain3": _drain,
     "drain3+rules": lambda contents: _drain([log_template(c) for c in contents]),
 }
 
 
-def group_lines(contents: Sequence[str], method: str = "rules") -> list[str]:
-    """A group label for each line, by one of ``METHODS``."""
+def mine(contents: Sequence[str], method: str = "rules") -> Grouping:
+    """Group lines by one of ``METHODS``."""
     if method not in METHODS:
         raise ValueError(f"unknown grouping method {method!r}; choose from {', '.join(METHODS)}")
     return METHODS[method](contents)
+
+
+def group_lines(contents: Sequence[str], method: str = "rules") -> list[str]:
+    """A group label for each line, by one of ``METHODS``."""
+    return mine(contents, method).labels
 
 
 @dataclass(frozen=True)
@@ -145,6 +182,7 @@ class SystemScore:
     groups: int
     found_groups: int
     accuracy: float
+    key_drift: float
 
 
 @dataclass(frozen=True)
@@ -158,12 +196,18 @@ class GroupingReport:
         """Mean of the per-system accuracies (each system counts once, whatever its size)."""
         return sum(s.accuracy for s in self.systems) / len(self.systems) if self.systems else 0.0
 
+    @property
+    def mean_key_drift(self) -> float:
+        return sum(s.key_drift for s in self.systems) / len(self.systems) if self.systems else 0.0
+
     def as_json(self) -> dict[str, Any]:
         return {
             "set": self.name,
             "method": self.method,
             "mean_grouping_accuracy": round(self.mean, 4),
             "systems": {s.system: round(s.accuracy, 4) for s in self.systems},
+            "mean_key_drift": round(self.mean_key_drift, 4),
+            "key_drift": {s.system: round(s.key_drift, 4) for s in self.systems},
             "lines": sum(s.lines for s in self.systems),
         }
 
@@ -172,13 +216,14 @@ def _score(system: str, rows: list[SignatureLine], method: str, seed: int | None
     order = list(range(len(rows)))
     if seed is not None:
         random.Random(seed).shuffle(order)  # noqa: S311 - an order of mining, not a secret
-    labels = group_lines([rows[i].content for i in order], method)
+    grouping = mine([rows[i].content for i in order], method)
     predicted = [""] * len(rows)
     for position, i in enumerate(order):
-        predicted[i] = labels[position]
+        predicted[i] = grouping.labels[position]
     truth = [r.group for r in rows]
     accuracy = grouping_accuracy(predicted, truth)
-    return SystemScore(system, len(rows), len(set(truth)), len(set(predicted)), accuracy)
+    found = len(set(predicted))
+    return SystemScore(system, len(rows), len(set(truth)), found, accuracy, grouping.key_drift)
 
 
 def evaluate(

@@ -15,6 +15,7 @@ from metisgraph.ingest.signature_eval import (
     group_lines,
     grouping_accuracy,
     load_lines,
+    mine,
 )
 
 
@@ -106,6 +107,7 @@ def test_report_json_has_the_mean_and_one_figure_per_system(signature_set: Path)
     assert data["systems"] == {"Db": pytest.approx(0.3333, abs=1e-4), "Web": 1.0}
     assert data["set"] == "signature_set"
     assert data["lines"] == 9
+    assert data["mean_key_drift"] == 0.0
 
 
 def test_rules_do_not_depend_on_the_order_lines_are_read(signature_set: Path) -> None:
@@ -130,6 +132,15 @@ def test_drain3_groups_identical_shapes_and_reports_like_the_rules() -> None:
     report = evaluate(lines, "drain3")
     assert report.method == "drain3"
     assert report.systems[0].accuracy == 1.0
+
+
+def test_a_drain_key_moves_as_more_lines_are_read_and_a_rule_key_does_not() -> None:
+    lines = ["user alice logged in", "user bob logged in", "user carol logged in"]
+    drain = mine(lines, "drain3")
+    assert len(set(drain.labels)) == 1
+    # the first line was keyed "user alice logged in"; the second made it "user <*> logged in"
+    assert drain.key_drift == pytest.approx(1 / 3)
+    assert mine(lines, "rules").key_drift == 0.0
 
 
 def test_every_method_gives_one_label_per_line() -> None:
