@@ -93,29 +93,48 @@ def _trace_sightings(lines: list[str], candidates: list[int]) -> tuple[list[Sigh
     return found, covered
 
 
-def _line_sightings(lines: list[str], candidates: list[int], covered: set[int]) -> list[Sighting]:
-    """Codes on any line (also inside traces); other one-line errors outside traces."""
+def _code_sightings(lines: list[str], candidates: list[int]) -> list[Sighting]:
+    """Errors named by a code, on any line: inside traces too (a driver's message holds one)."""
+    return [
+        Sighting(category, kind, message, i, i + 1, chain=[kind])
+        for i in candidates
+        if not looks_like_code(lines[i])
+        for detect in CODE_DETECTORS
+        for category, kind, message in detect(lines[i])
+    ]
+
+
+def _one_line_sightings(
+    lines: list[str], candidates: list[int], covered: set[int], coded: set[int]
+) -> list[Sighting]:
+    """Exceptions, failed tests and diagnostics outside traces; else a line at an error level.
+
+    A line already named by a code (``coded``) needs no second, vaguer error from its level.
+    """
     found: list[Sighting] = []
-    previous_level: int | None = None
     for i in candidates:
-        line = lines[i]
-        if looks_like_code(line):
+        if i in covered or looks_like_code(lines[i]):
             continue
-        hits = [hit for detect in CODE_DETECTORS for hit in detect(line)]
-        found += [Sighting(cat, kind, msg, i, i + 1, chain=[kind]) for cat, kind, msg in hits]
-        if i in covered:
-            continue
-        single = next((s for d in _LINE_DETECTORS if (s := d(line, i)) is not None), None)
-        if single is None and not hits:
-            single = level_error(line, i)
-            # A run of error-level lines (npm ERR!, a log's multi-line message) is one failure.
-            if single is not None and previous_level == i - 1:
-                previous_level = i
-                continue
-            previous_level = i if single is not None else None
-        if single is not None:
-            found.append(single)
+        sighting = next((s for d in _LINE_DETECTORS if (s := d(lines[i], i)) is not None), None)
+        if sighting is None and i not in coded:
+            sighting = level_error(lines[i], i)
+        if sighting is not None:
+            found.append(sighting)
     return found
+
+
+def _collapse_level_runs(sightings: list[Sighting]) -> list[Sighting]:
+    """A run of error-level lines (npm ERR!, a multi-line log message) is one failure."""
+    kept: list[Sighting] = []
+    last_level_line = -2
+    for s in sightings:
+        if s.kind.startswith("log:"):
+            follows = s.start == last_level_line + 1
+            last_level_line = s.start
+            if follows:
+                continue
+        kept.append(s)
+    return kept
 
 
 def _drop_announcements(sightings: list[Sighting], traces: list[Sighting]) -> list[Sighting]:
@@ -184,9 +203,12 @@ def extract_errors(text: str) -> list[ErrorSignature]:
     if not candidates:
         return []
     traces, covered = _trace_sightings(lines, candidates)
-    sightings = traces + _line_sightings(lines, candidates, covered)
+    codes = _code_sightings(lines, candidates)
+    single = _one_line_sightings(lines, candidates, covered, {s.start for s in codes})
+    single = _collapse_level_runs(single)
+    sightings = _merge_repeats(_drop_announcements(traces + codes + single, traces))
     distinct: dict[str, ErrorSignature] = {}
-    for sighting in _merge_repeats(_drop_announcements(sightings, traces)):
+    for sighting in sightings:
         error = _signature(sighting, lines)
         distinct.setdefault(error.key, error)
     return list(distinct.values())
