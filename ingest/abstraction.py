@@ -62,6 +62,19 @@ def placeholder(kind: str) -> str:
     return f"<{kind}>"
 
 
+# While the passes run, a placeholder is written as a word (``ꙮHOSTꙮ``; the letter is an
+# archaic Cyrillic one nobody types). The detail it replaced was a word too (a host, a
+# number, a digest), so the text around it keeps its word boundaries: a later pass sees
+# "000000::0" and "<NUM>::0" alike, and abstracting abstracted text changes nothing.
+_WORDLIKE = "\ua66e"
+_PLACEHOLDER = re.compile("<(" + "|".join(PLACEHOLDER_KINDS) + ")>")
+_WORDLIKE_PLACEHOLDER = re.compile(_WORDLIKE + "(" + "|".join(PLACEHOLDER_KINDS) + ")" + _WORDLIKE)
+
+
+def _wordlike(kind: str) -> str:
+    return f"{_WORDLIKE}{kind}{_WORDLIKE}"
+
+
 class _Details:
     """Collects replaced originals per kind, in order of first appearance, without repeats."""
 
@@ -70,7 +83,7 @@ class _Details:
 
     def put(self, kind: str, original: str) -> str:
         self.seen.setdefault(kind, {})[original] = None
-        return placeholder(kind)
+        return _wordlike(kind)
 
     def as_dict(self) -> dict[str, list[str]]:
         return {kind: list(values) for kind, values in self.seen.items()}
@@ -200,8 +213,12 @@ def _plain_host(match: re.Match[str], details: _Details) -> str:
 
 _STRONG_HOST_KEYS = frozenset({"host", "hostname", "fqdn", "nodename", "servername"})
 _NOT_HOST_VALUES = frozenset(
-    {"none", "null", "nil", "true", "false", "str", "string", "self", "any", "all", "default"}
-)
+    {
+        "none", "null", "nil", "true", "false", "str", "string", "self", "any", "all",
+        "default", "the", "a", "an", "is", "was", "are", "and", "or", "not", "to", "of",
+        "in", "on", "for", "with", "this", "that", "it", "be", "by", "from", "as", "at",
+    }
+)  # fmt: skip
 
 
 def _keyed_host(match: re.Match[str], details: _Details) -> str:
@@ -291,8 +308,10 @@ def _command_targets(match: re.Match[str], details: _Details) -> str:
 
 # --- paths --------------------------------------------------------------------------------
 
-_PATH_START = r"(?:(?<=//)|(?<![\w.~$/-]))"
-_SEGMENT = r"[^\s/'\"`<>:;|&()\[\]{}]+"
+# A path starts after a delimiter, never inside another path: the characters a segment may
+# hold are exactly those that may not come before a root (so "/a+/tmp" is not a root).
+_PATH_START = r"(?:(?<=//)|(?<![\w.~@%+$/-]))"
+_SEGMENT = r"[\w.~@%+-]+"
 _RANDOM_SEGMENT = re.compile(
     r"tmp(?=[a-z0-9_]*\d)[a-z0-9_]{6,12}|tmp\.[A-Za-z0-9]{6,}|pytest-of-.+|pytest-\d+|\d+"
     r"|[0-9a-f]{8,}|_MEI\w+"
@@ -314,7 +333,7 @@ def _tmp(match: re.Match[str], details: _Details) -> str:
     details.put(
         "TMP", match.group(0)[: len(match.group(0)) - len(tail)] if tail else match.group(0)
     )
-    return placeholder("TMP") + tail
+    return _wordlike("TMP") + tail
 
 
 def _tmp_windows(match: re.Match[str], details: _Details) -> str:
@@ -324,7 +343,7 @@ def _tmp_windows(match: re.Match[str], details: _Details) -> str:
     details.put(
         "TMP", match.group(0)[: len(match.group(0)) - len(tail)] if tail else match.group(0)
     )
-    return placeholder("TMP") + tail.replace("/", sep)
+    return _wordlike("TMP") + tail.replace("/", sep)
 
 
 def _home(match: re.Match[str], details: _Details) -> str:
@@ -338,26 +357,6 @@ _DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},?"
 _TIME = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?"
 _ZONE_NAME = r"(?:UTC|GMT|Z|[ECMP][SD]T|CES?T|BST|IST|JST|KST|HKT|SGT|AES?T|AEDT)"
 _ZONE = r"(?:Z|[+-]\d{2}:?\d{2}|[ \t]" + _ZONE_NAME + r"\b)?"
-_DATE_ISO = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-_NUMERIC_TIMESTAMP = re.compile(
-    r"(?<![\d.:/-])(?:"
-    + _DATE_ISO + r"(?:[T ]" + _TIME + _ZONE + r")?"
-    + r"|\d{4}/(?:0[1-9]|1[0-2])/(?:0[1-9]|[12]\d|3[01])(?:[ T]" + _TIME + r")?"
-    + r"|\d{1,2}/" + _MONTH + r"/\d{4}:" + _TIME + r"(?:[ \t][+-]\d{4})?"
-    + r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}[ ,T]+" + _TIME
-    + r"|(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
-    + r")(?![\d:])"
-)  # fmt: skip
-_NAMED_TIMESTAMP = re.compile(
-    r"\b(?:" + _DAY + r"[ \t]+)?(?:"
-    + _MONTH + r"[ \t]+\d{1,2}(?:,?[ \t]+\d{4})?,?[ \t]+" + _TIME + r"(?:[ \t]?[AP]M)?"
-    + r"(?:[ \t]+(?:" + _ZONE_NAME + r"|[+-]\d{4}))?(?:[ \t]+\d{4}\b)?"
-    + r"|\d{1,2}[ \t]+" + _MONTH + r"[ \t]+\d{4}(?:[ \t]+" + _TIME
-    + r"(?:[ \t]+(?:" + _ZONE_NAME + r"|[+-]\d{4}))?)?"
-    + r")(?![\d:])"
-)  # fmt: skip
-
-_TLD_HINT = re.compile(r"\.(?:" + "|".join(sorted(_BARE_TLDS)) + r")(?![a-z0-9-])")
 _HOSTNAME = r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?"
 
 
@@ -374,10 +373,14 @@ def _put(kind: str, group: str = "") -> Replace:
     return replace
 
 
+_LAST_WORD = re.compile(r"\w*$")
+
+
 def _word_before(match: re.Match[str]) -> str:
-    """The word just before a match, skipping the separators between (cheap: string ops)."""
+    """The word just before a match, skipping the separators between."""
     head = match.string[max(0, match.start() - 24) : match.start()].rstrip(" \t:=#([-")
-    return head[len(head.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) :].lower()
+    last = _LAST_WORD.search(head)
+    return last.group(0).lower() if last else ""
 
 
 def _ipv4(match: re.Match[str], details: _Details) -> str:
@@ -388,6 +391,8 @@ def _ipv4(match: re.Match[str], details: _Details) -> str:
 
 def _ipv6(match: re.Match[str], details: _Details) -> str:
     address = match.group("ip")
+    if not any(c.isdigit() for c in address):
+        return match.group(0)  # "a::b" is C++ or Haskell, not an address
     if ("::" not in address and address.count(":") != 7) or not _is_ip(address):
         return match.group(0)
     return details.put("IP", match.group(0))
@@ -420,6 +425,22 @@ def _long_number(match: re.Match[str], details: _Details) -> str:
     return details.put("NUM", match.group(0))
 
 
+def _ps_table(match: re.Match[str], details: _Details) -> str:
+    """Replace the PID column of each row under a ps/top header."""
+    header = match.group("header")
+    column = 1 if header.split()[0] in {"USER", "UID"} else 0
+    rows = [_pid_in_column(row, column, details) for row in match.group("rows").split("\n")]
+    return header + "\n".join(rows)
+
+
+def _pid_in_column(row: str, column: int, details: _Details) -> str:
+    pieces = re.split(r"(\s+)", row)
+    words = [i for i, piece in enumerate(pieces) if piece and not piece.isspace()]
+    if len(words) > column and pieces[words[column]].isdigit():
+        pieces[words[column]] = details.put("PID", pieces[words[column]])
+    return "".join(pieces)
+
+
 def _case_variants(*words: str) -> str:
     """An alternation of each word as written in lower, Capitalised and UPPER case."""
     return "|".join(v for w in words for v in dict.fromkeys((w, w.capitalize(), w.upper())))
@@ -436,17 +457,20 @@ _NETWORK_COMMANDS = (
     "ssh-copy-id", "ssh", "scp", "sftp", "rsync", "mosh", "telnet", "ping6", "ping",
     "traceroute", "nslookup", "dig", "ncat", "netcat", "nc",
 )  # fmt: skip
-_HOST_WORDS = ("on", "host", "server", "node", "machine", "instance", "worker", "vm", "box")
+_HOST_WORDS = (
+    "on", "host", "server", "node", "machine", "instance", "worker", "vm", "box", "runner",
+    "agent", "executor", "pod", "container", "replica",
+)  # fmt: skip
 _WORD_CHARS = chars(r"A-Za-z0-9_-")
 _WINDOWS_USERS = re.compile(r":[\\/](?:Users|USERS|users|Documents and Settings)[\\/]")
 _PID_COMMANDS = ("pmap", "jmap", "jstack", "jcmd", "jinfo", "kill", "gcore", "pstack", "pidstat")
-_TRACERS = ("strace", "ltrace", "gdb", "lsof", "perf", "py-spy", "top", "htop", "rbspy")
+_TRACERS = ("strace", "ltrace", "gdb", "lsof", "perf", "py-spy", "top", "htop", "rbspy", "ps")
 
 _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
             r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/?#@<>\"']*@)?"
-            r"(?P<host>\[[0-9A-Fa-f:.]+\]|" + _HOSTNAME + r")(?::(?P<port>\d{1,5})(?!\d))?"
+            r"(?P<host>\[[0-9A-Fa-f:.]+\]|" + _HOSTNAME + r")(?::(?P<port>\d{1,5})(?!\w))?"
         ),
         _url,
         ("://",),
@@ -475,10 +499,10 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     ),
     TextPass(
         re.compile(
-            r"[0-9a-fA-F]*?(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-            r"[0-9a-fA-F]{12})"
+            r"(?<![\w-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{12}(?![\w-])"
         ),
-        _put("UUID", "uuid"),
+        _put("UUID"),
         ("-",),
         anchor=re.compile(r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"),
         widen=chars("0-9a-fA-F"),
@@ -502,7 +526,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
             + r"(?:[ \t]+(?:"
             + _ZONE_NAME
             + r"|[+-]\d{4}))?)?"
-            + r")(?![\d:])"
+            + r")(?![\w:])"
         ),
         _put("TIMESTAMP"),
         anchor=re.compile(
@@ -529,7 +553,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
             + _TIME
             + r"|(?<=[01])\d:[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
             + r"|(?<=2)[0-3]:[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
-            + r")(?![\d:])"
+            + r")(?![\w:])"
         ),
         _put("TIMESTAMP"),
         needs_digit=True,
@@ -537,7 +561,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
             r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}(?P<s>[:-])(?:[0-9A-Fa-f]{2}(?P=s)){4}[0-9A-Fa-f]{2}"
-            r"(?![0-9A-Fa-f:-])"
+            r"(?![\w:-])"
         ),
         _put("MAC"),
         anchor=re.compile(r":[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:|-[0-9A-Fa-f]{2}-[0-9A-Fa-f]{2}-"),
@@ -546,7 +570,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
             r"(?<![\w.])(?<![=<>~!]=)(?P<host>" + _IPV4 + r")(?!\w|\.\d)"
-            r"(?::(?P<port>\d{1,5})(?![\d.]))?"
+            r"(?::(?P<port>\d{1,5})(?![\w.]))?"
         ),
         _ipv4,
         (".",),
@@ -624,7 +648,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
         re.compile(
             r"(?i)(?<![\w.-])(?P<key>(?:--?)?[\w-]*(?:host|hostname|server|servername|nodename"
             r"|fqdn))[\"']?(?P<sep>[ \t]*[=:][ \t]*[\"']?|[ \t]+)(?P<host>" + _HOSTNAME + r")"
-            r"(?![\w(\[-]|\.\w)(?::(?P<port>\d{1,5})(?!\d))?"
+            r"(?![\w(\[-]|\.\w)(?::(?P<port>\d{1,5})(?!\w))?"
         ),
         _keyed_host,
         ("host", "server", "nodename", "fqdn"),
@@ -660,7 +684,8 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
             r"(?i)\b(?P<word>" + "|".join(_HOST_WORDS) + r")[ \t]+"
-            r"(?P<host>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w.-]|\.\w)"
+            # host names are lower case; "on ORA-04031" names an error, not a machine
+            r"(?P<host>(?-i:[a-z][a-z0-9]*(?:-[a-z0-9]+)*))(?![\w.-]|\.\w)"
         ),
         _context_host,
         anchor=re.compile(word_anchor(*_HOST_WORDS, cases=True) + r"[ \t]+[A-Za-z][A-Za-z0-9-]*\d"),
@@ -669,7 +694,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
             r"(?<![\w.@/\\:$-])(?P<host>(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,13})"
-            r"(?![\w-]|\.\w|\()(?::(?P<port>\d{1,5})(?![\d.]))?"
+            r"(?![\w-]|\.\w|\()(?::(?P<port>\d{1,5})(?![\w.]))?"
         ),
         _bare_fqdn,
         anchor=re.compile(r"\.(?:" + "|".join(sorted(_BARE_TLDS)) + r")(?![a-z0-9-])"),
@@ -681,7 +706,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
             TextPass(
                 re.compile(
                     r"(?i)(?<![\w.-])(?:--?port|port|[\w-]*_port|listen)"
-                    r"(?:[\"']?[ \t]*[=:][ \t]*[\"']?|[ \t]+)(?P<port>\d{2,5})(?![\d.])"
+                    r"(?:[\"']?[ \t]*[=:][ \t]*[\"']?|[ \t]+)(?P<port>\d{2,5})(?![\w.])"
                 ),
                 _put("PORT", "port"),
                 ("port", "listen"),
@@ -694,7 +719,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
                 widen=_WORD_CHARS,
             ),
             TextPass(
-                re.compile(r"\blocalhost:(?P<port>\d{2,5})(?!\d)"),
+                re.compile(r"\blocalhost:(?P<port>\d{2,5})(?!\w)"),
                 _put("PORT", "port"),
                 ("localhost:",),
                 anchor=re.compile("localhost:"),
@@ -703,7 +728,17 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
         needs_digit=True,
     ),
     TextPass(
-        re.compile(r"(?<!\w)0x[0-9a-fA-F]{9,16}(?![0-9a-fA-F])"),
+        # "ps aux" rows without their header: USER PID %CPU %MEM VSZ RSS TTY.
+        re.compile(
+            r"\n[\w.+-]+[ \t]+(?P<pid>\d+)[ \t]+\d+\.\d+[ \t]+\d+\.\d+[ \t]+\d+[ \t]+\d+[ \t]+"
+            r"(?:\?|pts/\d+|tty\w*)[ \t]"
+        ),
+        _put("PID", "pid"),
+        anchor=re.compile(r"\n[\w.+-]+[ \t]+\d+[ \t]+\d+\.\d"),
+        needs_digit=True,
+    ),
+    TextPass(
+        re.compile(r"(?<!\w)0x[0-9a-fA-F]{9,16}(?!\w)"),
         _put("ADDR"),
         ("0x",),
         anchor=re.compile("0x"),
@@ -737,6 +772,17 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
                 anchor=re.compile(word_anchor(*_TRACERS)),
             ),
             TextPass(re.compile(r"/proc/(?P<pid>\d+)(?=/|\b)"), _put("PID", "pid"), ("/proc/",)),
+            TextPass(
+                # ps and top tables: the PID column under a header that names it.
+                re.compile(
+                    r"(?m)^(?P<header>[ \t]*(?:(?:USER|UID)[ \t]+)?PID\b[^\n]*)"
+                    r"(?P<rows>(?:\n[ \t]*(?:[\w.+-]+[ \t]+)?\d+\b[^\n]*)+)"
+                ),
+                _ps_table,
+                ("PID",),
+                anchor=re.compile(r"PID\b"),
+                widen=frozenset(" \tUSERID"),
+            ),
         ),
         needs_digit=True,
     ),
@@ -765,8 +811,12 @@ _CHAIN = PassChain(_STEPS)
 def abstract(text: str) -> Abstracted:
     """Replace instance details (hosts, IPs, ports, SHAs, paths, times, ids) by placeholders."""
     details = _Details()
+    if "<" in text:
+        text = _PLACEHOLDER.sub(lambda m: _wordlike(m.group(1)), text)
     # The leading newline gives patterns that need a delimiter before a token one at the start.
     text = _CHAIN.run("\n" + text, details)[1:]
+    if _WORDLIKE in text:
+        text = _WORDLIKE_PLACEHOLDER.sub(lambda m: placeholder(m.group(1)), text)
     return Abstracted(text=text, details=details.as_dict())
 
 

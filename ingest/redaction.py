@@ -62,7 +62,15 @@ def is_redacted(value: str) -> bool:
 
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _SEGMENT_SPLIT = re.compile(r"[^a-z0-9]+")
-_PASSWORD_SEGMENTS = frozenset({"password", "passwd", "passphrase", "pass", "pwd"})
+_PASSWORD_SEGMENTS = frozenset({"password", "passwd", "passphrase", "pwd"})
+# "pass" alone is also a compiler pass or a test verdict; it is a password in DB_PASS,
+# MYSQL_PASS, --ftp-pass: after one of these, or in an upper-case (environment) name.
+_PASS_CONTEXTS = frozenset(
+    {
+        "db", "user", "admin", "root", "mysql", "redis", "smtp", "ftp", "ldap", "proxy",
+        "mail", "app", "api", "bind", "master", "sa", "sql", "pg", "key", "store", "login",
+    }
+)  # fmt: skip
 _SECRET_SEGMENTS = frozenset({"credential", "credentials", "authorization", "apitoken"})
 _KEY_WORDS = frozenset({"apikey", "accesskey", "secretkey", "privatekey", "authkey", "appkey"})
 # A bare "key" is a secret only after one of these ("api_key", "x-api-key", "AccountKey").
@@ -82,6 +90,15 @@ _NOT_SECRET_TAILS = frozenset(
         "limit", "format", "regex", "pattern", "strength", "hint", "label", "param", "id",
         "ids", "required", "enabled", "rotation", "algorithm", "size", "index", "prefix",
         "mode", "store", "manager", "provider", "source", "command", "cmd", "location",
+        # "Password.java:57" in a stack trace names a file, not a secret
+        "java", "py", "js", "ts", "go", "rb", "kt", "scala", "c", "cpp", "h", "cs", "php",
+        "yml", "yaml", "json", "xml", "properties", "conf", "cfg", "ini", "txt", "log", "md",
+        "html", "class", "jar", "pem", "crt", "pub",
+        # class and log names: AuthorizationException, DelegationTokenAuthenticator
+        "exception", "exceptions", "error", "errors", "authenticator", "factory", "handler",
+        "impl", "test", "tests", "filter", "interceptor", "helper", "validator", "generator",
+        "builder", "parser", "loader", "reader", "writer", "method", "mechanism", "scheme",
+        "interface", "event", "listener", "request", "response", "service", "client",
     }
 )  # fmt: skip
 
@@ -90,12 +107,24 @@ def _segments(name: str) -> list[str]:
     return [s for s in _SEGMENT_SPLIT.split(_CAMEL.sub(r"\1_\2", name).lower()) if s]
 
 
+def _is_code_name(name: str) -> bool:
+    """A qualified name through a class (``ITestAuthorization.testSetOwner``) is code."""
+    parts = name.split(".")
+    return len(parts) > 1 and any(p[:1].isupper() and not p.isupper() for p in parts)
+
+
 def secret_kind_for_name(name: str) -> str | None:
     """The kind of secret a value assigned to ``name`` holds: password, secret, api_key or None."""
     segments = _segments(name)
-    if not segments or segments[-1] in _NOT_SECRET_TAILS:
+    if not segments or segments[-1] in _NOT_SECRET_TAILS or _is_code_name(name):
         return None
     if any(s in _PASSWORD_SEGMENTS or s.endswith(("password", "passwd")) for s in segments):
+        return "password"
+    shouted = name.isupper() and len(segments) > 1
+    if any(
+        seg == "pass" and (shouted or before in _PASS_CONTEXTS)
+        for before, seg in itertools.pairwise(segments)
+    ):
         return "password"
     if any(
         "secret" in s or s in _SECRET_SEGMENTS or (s.endswith("token") and s != "tokens")
@@ -120,7 +149,9 @@ _PLACEHOLDER_WORDS = frozenset(
         "negotiate",
     }
 )  # fmt: skip
-_VARIABLE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%")
+_VARIABLE = re.compile(
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][A-Za-z0-9_]*\}"
+)
 _CALL_OR_INDEX = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*[(\[]")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -129,24 +160,27 @@ _RECEIVERS = frozenset(
     {
         "self", "this", "cls", "os", "env", "process", "config", "settings", "cfg", "conf",
         "args", "opts", "options", "params", "request", "req", "ctx", "context", "kwargs",
-        "app", "secrets", "vars", "inputs", "props", "credentials", "creds",
+        "app", "secrets", "vars", "inputs", "props", "credentials", "creds", "flags",
     }
 )  # fmt: skip
 _MASKED = re.compile(r"[*xX•.#-]{3,}")
 _PATH = re.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:\\)[\w./\\-]*")
 
 
+def _is_template(value: str) -> bool:
+    """A stand-in for a secret: a variable, a template, a mask, or an earlier marker."""
+    if not value or "[REDACTED:" in value or _MASKED.fullmatch(value):
+        return True
+    return value.startswith(("${", "$(", "{{", "%(", "<")) or bool(_VARIABLE.fullmatch(value))
+
+
 def _is_reference(value: str, quoted: bool) -> bool:
-    """A value that names where a secret lives (variable, template, call, path) or a type."""
-    if not value or is_redacted(value) or value.lower() in _PLACEHOLDER_WORDS:
+    """A value assigned to a secret name that is not a secret: a template, a type, a path, code."""
+    if _is_template(value) or value.lower() in _PLACEHOLDER_WORDS:
         return True
-    if value.startswith(("${", "$(", "{{", "%(", "<")) or _VARIABLE.fullmatch(value):
+    if value.startswith("(") or _PATH.fullmatch(value):
         return True
-    if _MASKED.fullmatch(value) or _PATH.fullmatch(value):
-        return True
-    if quoted:
-        return False
-    return _is_code_reference(value)
+    return not quoted and _is_code_reference(value)
 
 
 def _is_code_reference(value: str) -> bool:
@@ -155,8 +189,11 @@ def _is_code_reference(value: str) -> bool:
         return True
     if _DOTTED.fullmatch(value):
         head, *rest = value.split(".")
-        return head in _RECEIVERS or any(secret_kind_for_name(part) for part in rest)
-    return bool(_IDENTIFIER.fullmatch(value) and secret_kind_for_name(value))
+        constant = any(part[0].isupper() for part in rest)  # JsDocToken.EOC, Mode.SECRET
+        return head in _RECEIVERS or constant or any(secret_kind_for_name(p) for p in rest)
+    # A variable named like a secret (db_password), not a password with a digit in it.
+    plain_name = _IDENTIFIER.fullmatch(value) and not any(c.isdigit() for c in value)
+    return bool(plain_name and secret_kind_for_name(value))
 
 
 def _entropy(value: str) -> float:
@@ -174,7 +211,9 @@ def _accepts(category: str, value: str, quoted: bool) -> bool:
     if _is_reference(value, quoted):
         return False
     if category == "password":
-        return True
+        return True  # passphrases may hold spaces; tokens and keys never do
+    if any(c.isspace() for c in value):
+        return False
     if category == "secret":
         return len(value) >= 6
     return _looks_random(value)
@@ -304,7 +343,7 @@ def chars(spec: str) -> frozenset[str]:
 # --- redaction rules ------------------------------------------------------------------------
 
 # A value: double-quoted (with escapes), single-quoted, backticked, or bare up to a delimiter.
-_VALUE = r"""(?P<secret>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s'"`,;&]+)"""
+_VALUE = r"""(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s'"`,;&]+)"""
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "credential", "authorization")
 # Every case a keyword is written in, as literals: far faster than IGNORECASE to scan for.
 _KEYWORD_ALTERNATION = "|".join(v for w in _KEYWORDS for v in (w, w.upper(), w.capitalize()))
@@ -315,7 +354,7 @@ _FLAG_ANCHOR = re.compile("(?:" + _KEYWORD_ALTERNATION + r")[A-Za-z0-9_-]*(?:=|[
 _NAME_CHARS = chars(r"A-Za-z0-9_.-")
 _SECRET_NAME = r"(?P<name>[A-Za-z0-9_.-]*(?:" + "|".join(_KEYWORDS) + r")[A-Za-z0-9_.-]*)"
 _ASSIGNMENT = re.compile(
-    r"(?<![\w.-])" + _SECRET_NAME + r"[\"']?[ \t]*(?::=|=>|==?|:(?![:/]))[ \t]*" + _VALUE,
+    r"(?<![\w.-])" + _SECRET_NAME + r"[\"']?[ \t]*(?::=|=>|=(?!=)|:(?![:/]))[ \t]*" + _VALUE,
     re.IGNORECASE,
 )
 _FLAG = re.compile(
@@ -329,23 +368,35 @@ _AWS_SECRET_VALUE = re.compile(r"[A-Za-z0-9/+]{40}")
 Decide = Callable[[re.Match[str]], str | None]
 
 
-def _split_quotes(match: re.Match[str]) -> tuple[str, bool]:
-    raw = match.group("secret")
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'`":
-        return raw[1:-1], True
-    # Bare values end at the code or prose around them: "f(password=x)", "token=None):".
-    return raw.rstrip(")]}>:."), False
+@dataclass(frozen=True)
+class _Secret:
+    """Where the secret of a match lies, and whether it was written in quotes."""
+
+    value: str
+    start: int
+    quoted: bool
+
+
+def _secret(match: re.Match[str]) -> _Secret:
+    """A ``value`` group is loosely bounded; a ``secret`` group exactly; else the whole match."""
+    groups = match.re.groupindex
+    if "value" in groups:
+        raw, start = match.group("value"), match.start("value")
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'`":
+            return _Secret(raw[1:-1], start + 1, quoted=True)
+        # A bare value ends at the code or prose around it: "f(password=x)", "token=None):".
+        return _Secret(raw.rstrip(")]}>:."), start, quoted=False)
+    if "secret" in groups:
+        return _Secret(match.group("secret"), match.start("secret"), quoted=False)
+    return _Secret(match.group(0), match.start(), quoted=False)
 
 
 def _replacement(match: re.Match[str], kind: str) -> str:
-    """The match with its ``secret`` group (or all of it) replaced by the marker."""
-    if "secret" not in match.groupdict():
-        return marker(kind)
-    value, quoted = _split_quotes(match)
-    start = match.start("secret") + (1 if quoted else 0)
-    end = start + len(value)
-    whole, base = match.group(0), match.start()
-    return whole[: start - base] + marker(kind) + whole[end - base :]
+    """The match with its secret replaced by the marker."""
+    secret = _secret(match)
+    start, end = secret.start - match.start(), secret.start + len(secret.value) - match.start()
+    whole = match.group(0)
+    return whole[:start] + marker(kind) + whole[end:]
 
 
 def _redactor(decide: Decide | str) -> Callable[[re.Match[str], Counter[str]], str | None]:
@@ -365,23 +416,21 @@ def _by_name(match: re.Match[str]) -> str | None:
     category = secret_kind_for_name(name)
     if category is None:
         return None
-    value, quoted = _split_quotes(match)
-    if _AWS_SECRET_NAME.search(name) and _AWS_SECRET_VALUE.fullmatch(value):
+    secret = _secret(match)
+    if _AWS_SECRET_NAME.search(name) and _AWS_SECRET_VALUE.fullmatch(secret.value):
         return "aws_secret_key"
-    return category if _accepts(category, value, quoted) else None
+    return category if _accepts(category, secret.value, secret.quoted) else None
 
 
 def _fixed(kind: str, check: Callable[[str], bool] | None = None) -> Decide:
     """Always ``kind``, unless the value is already redacted, a reference, or fails ``check``."""
 
     def decide(match: re.Match[str]) -> str | None:
-        if "secret" in match.groupdict():
-            value, quoted = _split_quotes(match)
-        else:
-            value, quoted = match.group(0), True
+        value = _secret(match).value
         if is_redacted(value) or (check is not None and not check(value)):
             return None
-        return None if kind == "password" and _is_reference(value, quoted) else kind
+        # Values after -p, -u user:, in a URL or a .netrc are literal: only templates stay.
+        return None if _is_template(value) else kind
 
     return decide
 
@@ -391,10 +440,18 @@ def _openai_like(value: str) -> bool:
 
 
 def _aws_secret_shape(value: str) -> bool:
-    """Forty base64 characters of mixed classes, and not a path."""
+    """Forty random base64 characters: every class well represented, not a path or a name.
+
+    A random key has about 6 digits, 16 upper and 16 lower case letters; a Java test
+    name or a path of the same length has one or two digits and few capitals.
+    """
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
     return (
-        bool(re.search(r"[a-z]", value) and re.search(r"[A-Z]", value))
-        and bool(re.search(r"\d", value))
+        digits >= 3
+        and upper >= 5
+        and lower >= 5
         and value.count("/") <= 3
         and "//" not in value
         and not value.startswith("/")
