@@ -38,6 +38,7 @@ _QUALIFIED_EXCEPTION = re.compile(
 )
 _JVM_ROOTS = (
     "java.", "javax.", "jakarta.", "kotlin.", "kotlinx.", "scala.", "org.", "com.", "io.", "net.",
+    "junit.",
     "android.", "androidx.", "dalvik.", "sun.", "jdk.", "groovy.",
 )  # fmt: skip
 _DOTNET_ROOTS = ("System.", "Microsoft.")

@@ -14,6 +14,7 @@ import re
 from metisgraph.ingest.sightings import Frame
 
 __all__ = [
+    "claim_project_frames",
     "dotnet_frame",
     "go_frame",
     "jvm_frame",
@@ -69,24 +70,54 @@ def python_frame(path: str, func: str) -> Frame:
 
 # --- JVM (Java, Kotlin, Scala) ----------------------------------------------
 
-_JVM_LIBRARY = re.compile(
+# The runtime, test runners and build tools: never the project under study.
+_JVM_RUNTIME = re.compile(
     r"^(?:java|javax|jakarta|sun|com\.sun|jdk|junit|org\.junit|org\.testng|org\.opentest4j"
     r"|kotlin|kotlinx|scala|groovy|org\.codehaus\.groovy|org\.gradle|org\.apache\.maven"
-    r"|org\.springframework|org\.hibernate|io\.netty|org\.eclipse\.jetty|org\.apache\.tomcat"
+    r"|org\.apache\.tools\.ant|org\.eclipse\.jdt\.internal\.junit|com\.intellij\.rt"
+    r"|android|androidx|dalvik|com\.android\.internal|libcore)\."
+)
+# Libraries so common that they are usually someone else's code — unless the trace's own
+# tests live in them (a trace from Mockito's or Jackson's own test suite).
+_JVM_WELL_KNOWN = re.compile(
+    r"^(?:org\.springframework|org\.hibernate|io\.netty|org\.eclipse\.jetty|org\.apache\.tomcat"
     r"|org\.apache\.catalina|org\.apache\.coyote|org\.mockito|net\.bytebuddy|org\.aspectj"
     r"|reactor|io\.reactivex|com\.google\.common|com\.google\.inject|com\.fasterxml\.jackson"
-    r"|org\.slf4j|ch\.qos\.logback|org\.apache\.logging\.log4j|okhttp3|retrofit2"
-    r"|android|androidx|dalvik|com\.android\.internal|libcore|io\.grpc|com\.google\.protobuf"
-    r"|org\.apache\.http|okio|oracle\.jdbc|com\.mysql|org\.postgresql|org\.mariadb|org\.h2"
-    r"|org\.hsqldb|org\.sqlite|com\.microsoft\.sqlserver|com\.zaxxer\.hikari)\."
+    r"|org\.slf4j|ch\.qos\.logback|org\.apache\.logging\.log4j|okhttp3|retrofit2|io\.grpc"
+    r"|com\.google\.protobuf|org\.apache\.http|okio|oracle\.jdbc|com\.mysql|org\.postgresql"
+    r"|org\.mariadb|org\.h2|org\.hsqldb|org\.sqlite|com\.microsoft\.sqlserver|com\.zaxxer\.hikari)\."
 )
 # Generated classes (proxies, lambdas, accessors) are runtime machinery, never own code.
 _JVM_GENERATED = re.compile(r"\$\$|\$Proxy|^jdk\.proxy|GeneratedMethodAccessor|CGLIB")
+_JVM_TEST = re.compile(r"(?:Test|Tests|TestCase|IT|Spec)(?:\$[\w<>]+)*\.\w+$|\.test\w*$")
 
 
 def jvm_library(qualified: str) -> bool:
     """True for runtime, test-framework and well-known library classes."""
-    return bool(_JVM_LIBRARY.match(qualified) or _JVM_GENERATED.search(qualified))
+    return bool(
+        _JVM_RUNTIME.match(qualified)
+        or _JVM_WELL_KNOWN.match(qualified)
+        or _JVM_GENERATED.search(qualified)
+    )
+
+
+def _package_root(name: str) -> str:
+    return ".".join(name.split(".")[:2])
+
+
+def claim_project_frames(frames: list[Frame]) -> list[Frame]:
+    """Frames of a well-known library are own code when the trace's tests live in it too."""
+    roots = {_package_root(f.name) for f in frames if _JVM_TEST.search(f.name)}
+    claimed = [
+        Frame(f.name, f.symbol, own=True)
+        if not f.own
+        and _package_root(f.name) in roots
+        and _JVM_WELL_KNOWN.match(f.name)
+        and not _JVM_GENERATED.search(f.name)
+        else f
+        for f in frames
+    ]
+    return claimed
 
 
 def jvm_frame(method: str) -> Frame:

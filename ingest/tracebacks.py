@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from metisgraph.ingest.frames import dotnet_frame, jvm_frame, jvm_library, node_frame, python_frame
+from metisgraph.ingest.frames import (
+    claim_project_frames,
+    dotnet_frame,
+    jvm_frame,
+    jvm_library,
+    node_frame,
+    python_frame,
+)
 from metisgraph.ingest.sightings import Frame, Sighting, scan
 
 __all__ = ["find_exception_traces", "find_python_tracebacks"]
@@ -154,6 +161,12 @@ _NODE_AT = re.compile(
 )
 _LOCATION = re.compile(r":\d+(?::\d+)?$")
 _MAX_MESSAGE_LINES = 3  # a message may run over a few lines before the first frame
+# ... and over many when the headline names an exception class outright (assertion diffs).
+_MAX_LONG_MESSAGE_LINES = 200
+_QUALIFIED_ERROR = re.compile(
+    r"^\s*(?:Exception in thread \"[^\"]*\"\s+|Caused by:\s+)?(?:[a-z_][\w$]*\.)+[A-Z][\w$]*"
+    r"(?:Exception|Error|Failure|Throwable)(?::|\s*$)"
+)
 
 Section = tuple[str, str, list[Frame]]
 
@@ -163,19 +176,27 @@ def _is_at(line: str) -> bool:
 
 
 def _first_frame(lines: list[str], i: int) -> int | None:
-    """The first ``at …`` line after a headline, allowing a short multi-line message."""
-    for j in range(i + 1, min(i + 2 + _MAX_MESSAGE_LINES, len(lines))):
+    """The first ``at …`` line after a headline, allowing for a message over several lines."""
+    qualified = bool(_QUALIFIED_ERROR.match(lines[i]))
+    window = _MAX_LONG_MESSAGE_LINES if qualified else _MAX_MESSAGE_LINES
+    for j in range(i + 1, min(i + 2 + window, len(lines))):
         if _is_at(lines[j]):
             return j
+        if (
+            qualified
+            and _QUALIFIED_ERROR.match(lines[j])
+            and not lines[j].lstrip().startswith("Caused")
+        ):
+            return None  # another exception begins: this one was printed without frames
     return None
 
 
-def _jvm_trace(lines: list[str], i: int, headline: re.Match[str]) -> Sighting:
+def _jvm_trace(lines: list[str], i: int, first: int, headline: re.Match[str]) -> Sighting:
     sections: list[Section] = [(headline["cls"], headline["msg"] or "", [])]
     symbols = [] if jvm_library(headline["cls"]) else [headline["cls"]]
     suppressed_indent: int | None = None
     since_headline = 0
-    j = i + 1
+    j = first  # lines before the first frame continue the message
     while j < len(lines):
         line = lines[j]
         stripped = line.strip()
@@ -202,7 +223,9 @@ def _jvm_trace(lines: list[str], i: int, headline: re.Match[str]) -> Sighting:
                 break
             since_headline += 1  # the message goes on over another line
         j += 1
-    return _chain_sighting("java", "", sections, i, j, symbols)
+    sections = [(cls, msg, claim_project_frames(frames)) for cls, msg, frames in sections]
+    claimed = [f.symbol for _, _, frames in sections for f in frames if f.own]
+    return _chain_sighting("java", "", sections, i, j, list(dict.fromkeys(symbols + claimed)))
 
 
 def _dotnet_trace(lines: list[str], i: int) -> Sighting:
@@ -260,14 +283,14 @@ def _exception_trace(lines: list[str], i: int, first: int) -> Sighting | None:
     headline = _HEADLINE.match(lines[i])
     if headline is None and _JVM_AT.match(lines[first]):
         headline = _PREFIXED_HEADLINE.search(lines[i])
-        return _jvm_trace(lines, i, headline) if headline is not None else None
+        return _jvm_trace(lines, i, first, headline) if headline is not None else None
     if headline is None or (headline["prefix"] or "").startswith("Caused"):
         return None
     named = "." in headline["cls"] or bool(headline["prefix"])
     if not (named or _ERROR_CLASS.search(headline["cls"])):
         return None  # a plain word before "at" lines is prose, not an exception
     if named and _JVM_AT.match(lines[first]):
-        return _jvm_trace(lines, i, headline)
+        return _jvm_trace(lines, i, first, headline)
     if first == i + 1 and _DOTNET_AT.match(lines[first]):
         return _dotnet_trace(lines, i)
     if _NODE_AT.match(lines[first]):

@@ -225,6 +225,41 @@ def test_a_java_exception_after_a_log_prefix_on_the_same_line() -> None:
     )
 
 
+def test_a_library_is_own_code_in_a_trace_from_its_own_tests() -> None:
+    trace = (
+        "com.fasterxml.jackson.databind.JsonMappingException: no creator\n"
+        "\tat com.fasterxml.jackson.databind.DeserializationContext.report(DeserializationContext.java:9)\n"
+        "\tat com.fasterxml.jackson.databind.deser.BeanDeserializer.build(BeanDeserializer.java:7)\n"
+        "\tat com.fasterxml.jackson.databind.creators.TestCreators.testSimple(TestCreators.java:40)\n"
+        "\tat junit.framework.TestCase.runTest(TestCase.java:176)\n"
+    )
+    (error,) = extract_errors(trace)
+    assert error.frames == (
+        "com.fasterxml.jackson.databind.DeserializationContext.report",
+        "com.fasterxml.jackson.databind.deser.BeanDeserializer.build",
+        "com.fasterxml.jackson.databind.creators.TestCreators.testSimple",
+    )
+    # the same library under an application's test is someone else's code
+    app = trace.replace(
+        "com.fasterxml.jackson.databind.creators.TestCreators", "com.acme.OrderTest"
+    )
+    assert extract_errors(app)[0].frames == ("com.acme.OrderTest.testSimple",)
+
+
+def test_a_long_assertion_message_before_the_frames() -> None:
+    diff = "\n".join(f"    line {i} of the expected tree" for i in range(60))
+    text = (
+        f"junit.framework.ComparisonFailure: trees differ\n{diff}\n"
+        "\tat junit.framework.Assert.assertEquals(Assert.java:100)\n"
+        "\tat com.acme.tree.PrinterTest.testIndent(PrinterTest.java:12)\n"
+    )
+    (error,) = extract_errors(text)
+    assert (error.kind, error.frames) == (
+        "junit.framework.ComparisonFailure",
+        ("com.acme.tree.PrinterTest.testIndent",),
+    )
+
+
 # --- Go, Rust -----------------------------------------------------------------------
 
 
