@@ -226,23 +226,22 @@ def test_a_java_exception_after_a_log_prefix_on_the_same_line() -> None:
 
 
 def test_a_library_is_own_code_in_a_trace_from_its_own_tests() -> None:
+    pkg = "com.fasterxml.jackson.databind"
     trace = (
-        "com.fasterxml.jackson.databind.JsonMappingException: no creator\n"
-        "\tat com.fasterxml.jackson.databind.DeserializationContext.report(DeserializationContext.java:9)\n"
-        "\tat com.fasterxml.jackson.databind.deser.BeanDeserializer.build(BeanDeserializer.java:7)\n"
-        "\tat com.fasterxml.jackson.databind.creators.TestCreators.testSimple(TestCreators.java:40)\n"
+        f"{pkg}.JsonMappingException: no creator\n"
+        f"\tat {pkg}.DeserializationContext.report(DeserializationContext.java:9)\n"
+        f"\tat {pkg}.deser.BeanDeserializer.build(BeanDeserializer.java:7)\n"
+        f"\tat {pkg}.creators.TestCreators.testSimple(TestCreators.java:40)\n"
         "\tat junit.framework.TestCase.runTest(TestCase.java:176)\n"
     )
     (error,) = extract_errors(trace)
     assert error.frames == (
-        "com.fasterxml.jackson.databind.DeserializationContext.report",
-        "com.fasterxml.jackson.databind.deser.BeanDeserializer.build",
-        "com.fasterxml.jackson.databind.creators.TestCreators.testSimple",
+        f"{pkg}.DeserializationContext.report",
+        f"{pkg}.deser.BeanDeserializer.build",
+        f"{pkg}.creators.TestCreators.testSimple",
     )
     # the same library under an application's test is someone else's code
-    app = trace.replace(
-        "com.fasterxml.jackson.databind.creators.TestCreators", "com.acme.OrderTest"
-    )
+    app = trace.replace(f"{pkg}.creators.TestCreators", "com.acme.OrderTest")
     assert extract_errors(app)[0].frames == ("com.acme.OrderTest.testSimple",)
 
 
