@@ -63,9 +63,11 @@ def exception_line(line: str, index: int) -> Sighting | None:
 
 
 _PYTEST = re.compile(
-    r"^(?:FAILED|ERROR) (?P<path>\S+?\.py)(?:::(?P<test>\S+?))?(?: - (?P<reason>.*))?\s*$"
+    r"^(?P<outcome>FAILED|ERROR) (?P<path>\S+?\.py)(?:::(?P<test>[^\s\[]+(?:\[[^\]]*\])?))?"
+    r"(?: - (?P<reason>.*))?\s*$"
 )
-_REASON = re.compile(rf"^(?P<cls>[\w.]+?(?:{_ERROR_SUFFIX}|Failed))(?::\s*(?P<msg>.*))?$")
+# Warnings count too: under -W error a warning fails the test.
+_REASON = re.compile(rf"^(?P<cls>[\w.]+?(?:{_ERROR_SUFFIX}|Failed|Warning))(?::\s*(?P<msg>.*))?$")
 
 
 def pytest_failure(line: str, index: int) -> Sighting | None:
@@ -76,12 +78,13 @@ def pytest_failure(line: str, index: int) -> Sighting | None:
     reason = (found["reason"] or "").strip()
     parsed = _REASON.match(reason)
     if parsed:
-        cls, message = parsed["cls"], parsed["msg"] or ""
+        kind, message = f"python:{parsed['cls']}", parsed["msg"] or ""
+    elif reason:
+        kind, message = "python:AssertionError", reason  # a failed assert prints its expression
     else:
-        cls, message = "AssertionError", reason  # pytest prints a failed assert as its expression
+        kind, message = f"pytest:{found['outcome'].lower()}", ""  # the summary gave no reason
     test = re.sub(r"\[.*$", "", found["test"] or "").replace("::", ".")
     frames: list[Frame] = [python_frame(found["path"], test or "<module>")]
-    kind = f"python:{cls}"
     return Sighting("python", kind, message, index, index + 1, frames, [kind], [frames[0].symbol])
 
 

@@ -137,14 +137,30 @@ def _collapse_level_runs(sightings: list[Sighting]) -> list[Sighting]:
     return kept
 
 
-def _drop_announcements(sightings: list[Sighting], traces: list[Sighting]) -> list[Sighting]:
-    """An error-level log line that introduces the error below it (a trace, or after a colon)."""
+_SEPARATOR = re.compile(r"^\s*(?:[=_*#~-]{3,}\s*)?$")
+
+
+def _next_content(lines: list[str], i: int) -> int:
+    """The first line from ``i`` on that is neither blank nor a rule of ---- or ====."""
+    while i < len(lines) and _SEPARATOR.match(lines[i]):
+        i += 1
+    return i
+
+
+def _drop_announcements(
+    sightings: list[Sighting], traces: list[Sighting], lines: list[str]
+) -> list[Sighting]:
+    """An error-level log line that introduces the error below it (a trace, or after a colon).
+
+    unittest prints "ERROR: test_x (module.Case)", a rule, then the traceback.
+    """
     trace_starts = {s.start for s in traces}
     starts = {s.start for s in sightings if not s.kind.startswith("log:")}
 
     def announces(s: Sighting) -> bool:
         ends_colon = s.message.rstrip().endswith(":")
-        introduces = s.end in trace_starts or (ends_colon and s.end in starts)
+        below = _next_content(lines, s.end)
+        introduces = below in trace_starts or (ends_colon and s.end in starts)
         return s.kind.startswith("log:") and introduces
 
     return [s for s in sightings if not announces(s)]
@@ -206,7 +222,7 @@ def extract_errors(text: str) -> list[ErrorSignature]:
     codes = _code_sightings(lines, candidates)
     single = _one_line_sightings(lines, candidates, covered, {s.start for s in codes})
     single = _collapse_level_runs(single)
-    sightings = _merge_repeats(_drop_announcements(traces + codes + single, traces))
+    sightings = _merge_repeats(_drop_announcements(traces + codes + single, traces, lines))
     distinct: dict[str, ErrorSignature] = {}
     for sighting in sightings:
         error = _signature(sighting, lines)

@@ -80,8 +80,10 @@ _USER = re.compile(
 )
 # An empty bracket pair standing alone is a value that happened to be empty: "from 1.2.3.4 ()".
 _EMPTY = re.compile(r"(?<![\w)\]}>])(\(\)|\[\]|\{\})")
-# Dot leaders align columns ("depth.......0"); their length says nothing.
+# Dot leaders align columns ("depth.......0") and rules of ==== or ____ frame headings;
+# their length says nothing.
 _LEADER = re.compile(r"\.{3,}")
+_RULE = re.compile(r"([=_*#~-])\1{3,}")
 _TYPED = re.compile(r"<[A-Z][A-Z_]*>")  # ours, and those of ingest.abstraction (<HOME>, <IP>)
 _RUN = re.compile(r"<\*>(?:[^\w\s()\[\]{}<>\"'=]*\s*<\*>)+")
 _SPACE = re.compile(r"\s+")
@@ -109,7 +111,8 @@ def _replace(match: re.Match[str]) -> str:
 
 def log_template(line: str) -> str:
     """The line with its variable parts replaced by typed placeholders such as ``<NUM>``."""
-    text = _SCAN.sub(_replace, _LEADER.sub(" ... ", line))
+    text = _RULE.sub(r"\1\1\1", _LEADER.sub(" ... ", line))
+    text = _SCAN.sub(_replace, text)
     text = _USER.sub(lambda m: f"{m.group(1)}{m.group(2)}<USER>{m.group(2)}", text)
     text = _EMPTY.sub(lambda m: f"{m.group()[0]}<EMPTY>{m.group()[1]}", text)
     return _SPACE.sub(" ", text).strip()

@@ -57,6 +57,7 @@ def only(errors: list[ErrorSignature], kind: str) -> ErrorSignature:
         ("job com.apple.icloud.fmfd.heartbeat ran", "job <NAME> ran"),
         ("connection from 1.2.3.4 () at noon", "connection from <HOST> (<EMPTY>) at noon"),
         ("depth.........0", "depth ... <NUM>"),
+        ("_________ ERROR at setup of test_a ____", "___ ERROR at setup of test_a ___"),
         ("chrome.exe wrote report.pdf", "<FILE> wrote <FILE>"),
         ("session opened for user ana by (uid=0)", "session opened for user <USER> by (uid=<NUM>)"),
         ("Access denied for user 'bob'@'%'", "Access denied for user '<USER>'@'%'"),
@@ -161,10 +162,23 @@ def test_python_exception_on_its_own_line(errors_dir: Path) -> None:
 
 def test_pytest_summary_names_the_failing_test(errors_dir: Path) -> None:
     errors = read(errors_dir, "pytest_summary.txt")
-    assert kinds(errors) == ["python:AssertionError", "python:KeyError", "python:AssertionError"]
+    assert kinds(errors) == [
+        "python:AssertionError",
+        "python:KeyError",
+        "python:AssertionError",
+        "python:BytesWarning",  # under -W error a warning fails the test
+        "pytest:failed",  # no reason printed: no guess at one
+    ]
     assert errors[0].frames == ("tests.test_prices.test_discount",)  # parameters dropped
     assert errors[1].frames == ("tests.test_prices.TestRounding.test_half_up",)
     assert errors[2].template == "assert <NUM> == <NUM>"
+    assert errors[3].frames == ("tests.test_io.test_encode",)  # a parameter id with a space
+
+
+def test_unittest_error_heading_is_not_a_second_error(errors_dir: Path) -> None:
+    (error,) = read(errors_dir, "unittest_run.txt")
+    assert error.kind == "python:ValueError"
+    assert error.frames == ("client.session.post", "test_client.test_conflicting_params")
 
 
 # --- JVM --------------------------------------------------------------------------
