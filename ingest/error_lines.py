@@ -91,7 +91,11 @@ def pytest_failure(line: str, index: int) -> Sighting | None:
 _RUSTC = re.compile(r"^\s*error\[(?P<code>E\d{4})\]: (?P<msg>.*)$")
 _CODED = re.compile(r"\berror (?P<code>(?P<tool>TS|CS|C|LNK)\d{4,5})\s*:\s*(?P<msg>.*)$")
 _TOOLS = {"TS": "tsc", "CS": "csc", "C": "msvc", "LNK": "link"}
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:]+\.\w+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.*)$")
+_DIAGNOSTIC = re.compile(
+    # gcc, clang, javac, go vet: "file:12:5: error: …"; Maven's javac: "[ERROR] File.java:[12,5] …"
+    r"^(?P<file>[^\s:]+\.\w+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.*)$"
+    r"|^\[ERROR\] (?P<mvn>\S+\.(?:java|kt|scala|groovy)):\[\d+(?:,\d+)?\] (?P<mvn_msg>.*)$"
+)
 
 
 def compiler_error(line: str, index: int) -> Sighting | None:
@@ -103,9 +107,10 @@ def compiler_error(line: str, index: int) -> Sighting | None:
         kind = f"{_TOOLS[found['tool']]}:{found['code']}"
         return Sighting("log", kind, found["msg"], index, index + 1, chain=[kind])
     if found := _DIAGNOSTIC.match(line):
-        symbol = python_module(re.sub(r"\.\w+$", ".py", found["file"]))
+        path, message = found["file"] or found["mvn"], found["msg"] or found["mvn_msg"]
+        symbol = python_module(re.sub(r"\.\w+$", ".py", path))
         return Sighting(
-            "log", "compile:error", found["msg"], index, index + 1, [], ["compile:error"], [symbol]
+            "log", "compile:error", message, index, index + 1, [], ["compile:error"], [symbol]
         )
     return None
 
@@ -136,5 +141,8 @@ def level_error(line: str, index: int) -> Sighting | None:
     if found is None:
         return None
     level = found["level"] or found.groupdict().get("bang") or ""
+    message = found["msg"].strip()
+    if not message:
+        return None  # "ERROR:" alone says nothing of which error; the lines below will
     kind = f"log:{_LEVELS[level.lower()]}"
-    return Sighting("log", kind, found["msg"].strip(), index, index + 1, chain=[kind])
+    return Sighting("log", kind, message, index, index + 1, chain=[kind])

@@ -443,8 +443,15 @@ def test_dotnet_trace(errors_dir: Path) -> None:
 
 def test_compiler_diagnostics(errors_dir: Path) -> None:
     errors = read(errors_dir, "compilers.txt")
-    assert kinds(errors) == ["rustc:E0382", "compile:error", "tsc:TS2322", "log:fatal"]
+    kinds_found = ["rustc:E0382", "compile:error", "tsc:TS2322", "log:fatal", "compile:error"]
+    assert kinds(errors) == kinds_found
     assert errors[1].symbols == ("main",)
+    assert errors[4].template == "cannot find symbol"  # Maven's javac format
+    assert errors[4].symbols == ("acme.Cart",)
+
+
+def test_an_error_heading_without_words_is_not_an_error() -> None:
+    assert extract_errors("ERROR:\n[ERROR]\n") == []
 
 
 def test_text_without_errors_gives_nothing(errors_dir: Path) -> None:
