@@ -60,6 +60,12 @@ _SHAPES: list[tuple[str, str]] = [
     ("HOST", rf"{_START}[A-Za-z0-9][\w-]*(?:\.[\w-]+){{2,}}\.[a-z]{{2}}{_END}"),
     ("PATH", r"(?<![\w/.\\])[A-Za-z]:\\[^\s\"'<>|:*?]*"),
     ("PATH", r"(?<![\w/.])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*"),
+    # A quantity with its unit is one value: "16.0 B" and "2.4 GB", "35 ms" and "2 s".
+    ("SIZE", rf"{_START}\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|B|[KMG]b|bytes?)\b"),
+    (
+        "DURATION",
+        rf"{_START}\d+(?:\.\d+)?\s?(?:[nuµm]?s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b",
+    ),
     ("HEX", rf"{_START}0[xX][0-9a-fA-F]+{_END}"),
     ("HEX", rf"{_START}(?:(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{{6,}}|[0-9a-f]{{8,}}){_END}"),
     ("FILE", rf"{_START}[\w$-]+(?:\.[\w$-]+)*\.{_FILE_EXT}{_END}"),
