@@ -203,10 +203,20 @@ _HTTP = re.compile(
 
 
 _STATUS_NUMBER = re.compile(r"[45]\d\d")
+# kubectl names the API server's HTTP status by its reason.
+_KUBE_ERROR = re.compile(r"\bError from server \((?P<reason>\w+)\)")
+_KUBE_STATUS = {
+    "BadRequest": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,
+    "MethodNotAllowed": 405, "AlreadyExists": 409, "Conflict": 409, "Gone": 410, "Invalid": 422,
+    "TooManyRequests": 429, "InternalError": 500, "ServiceUnavailable": 503, "Timeout": 504,
+}  # fmt: skip
 
 
 def http_hits(line: str) -> list[Hit]:
     """4xx and 5xx statuses, only where the text says they are HTTP statuses."""
+    kube = _KUBE_ERROR.search(line) if "Error from server" in line else None
+    if kube is not None and kube["reason"] in _KUBE_STATUS:
+        return [("http", f"HTTP {_KUBE_STATUS[kube['reason']]}", line.strip())]
     found = _HTTP.search(line) if _STATUS_NUMBER.search(line) else None
     if found is None:
         return []
@@ -266,8 +276,14 @@ _EXIT = re.compile(
 )
 
 
+# The shell exits 127 when it cannot find the command.
+_NOT_FOUND = re.compile(r"(?:^|: )(?:line \d+: )?[\w./+-]+: command not found\s*$")
+
+
 def exit_hits(line: str) -> list[Hit]:
     """Non-zero exit codes; a negative Windows code that is an NTSTATUS becomes that status."""
+    if "command not found" in line and (missing := _NOT_FOUND.search(line)):
+        return [("exit", "exit 127", line[missing.start() :].lstrip(": "))]
     if not _holds(line, ("exit", "non-zero", "error ")):
         return []
     found = _EXIT.search(line)

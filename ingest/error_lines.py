@@ -95,6 +95,8 @@ _DIAGNOSTIC = re.compile(
     # gcc, clang, javac, go vet: "file:12:5: error: …"; Maven's javac: "[ERROR] File.java:[12,5] …"
     r"^(?P<file>[^\s:]+\.\w+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.*)$"
     r"|^\[ERROR\] (?P<mvn>\S+\.(?:java|kt|scala|groovy)):\[\d+(?:,\d+)?\] (?P<mvn_msg>.*)$"
+    # go build prints no "error:" word: "./main.go:12:2: undefined: foo"
+    r"|^(?P<go>\S+\.go):\d+:\d+: (?P<go_msg>\S.*)$"
 )
 
 
@@ -107,7 +109,8 @@ def compiler_error(line: str, index: int) -> Sighting | None:
         kind = f"{_TOOLS[found['tool']]}:{found['code']}"
         return Sighting("log", kind, found["msg"], index, index + 1, chain=[kind])
     if found := _DIAGNOSTIC.match(line):
-        path, message = found["file"] or found["mvn"], found["msg"] or found["mvn_msg"]
+        path = found["file"] or found["mvn"] or found["go"]
+        message = found["msg"] or found["mvn_msg"] or found["go_msg"]
         symbol = python_module(re.sub(r"\.\w+$", ".py", path))
         return Sighting(
             "log", "compile:error", message, index, index + 1, [], ["compile:error"], [symbol]

@@ -26,6 +26,7 @@ TRIGGER_WORDS = (
     "asyncpg", "pq: ", "pg::", "libpq", "can't connect", "gone away", "lost connection",
     # statuses, exit codes, memory
     "http", "status", "response code", "returned", "0xc0", "exit", "non-zero", "oom",
+    "command not found", ".go:",
     "out of memory",
     # log levels
     "err!", "crit", "emerg", "alert", "severe",

@@ -444,11 +444,21 @@ def test_dotnet_trace(errors_dir: Path) -> None:
 
 def test_compiler_diagnostics(errors_dir: Path) -> None:
     errors = read(errors_dir, "compilers.txt")
-    kinds_found = ["rustc:E0382", "compile:error", "tsc:TS2322", "log:fatal", "compile:error"]
-    assert kinds(errors) == kinds_found
+    kinds_found = ["rustc:E0382", "compile:error", "tsc:TS2322", "log:fatal"]
+    assert kinds(errors) == [*kinds_found, "compile:error", "compile:error"]
     assert errors[1].symbols == ("main",)
     assert errors[4].template == "cannot find symbol"  # Maven's javac format
     assert errors[4].symbols == ("acme.Cart",)
+    assert (errors[5].template, errors[5].symbols) == (
+        "undefined: bufio.NewScanr",
+        ("feed.reader",),
+    )
+
+
+def test_kubectl_and_shell_errors(errors_dir: Path) -> None:
+    errors = read(errors_dir, "shell.txt")
+    assert kinds(errors) == ["HTTP 404", "exit 127"]
+    assert errors[1].template == "helmfile: command not found"
 
 
 def test_an_error_heading_without_words_is_not_an_error() -> None:
