@@ -203,8 +203,9 @@ def _jvm_trace(lines: list[str], i: int, first: int, headline: re.Match[str]) ->
         indent = len(line) - len(line.lstrip())
         frame = _JVM_AT.match(line)
         if suppressed_indent is not None and indent > suppressed_indent and stripped:
-            pass  # a suppressed exception is beside the causal chain, not in it
-        elif stripped.startswith("Suppressed: "):
+            j += 1  # a suppressed exception is beside the causal chain, not in it
+            continue
+        if stripped.startswith("Suppressed: "):
             suppressed_indent = indent
         elif stripped.startswith(("Caused by: ", "Wrapped by: ")):
             suppressed_indent = None
