@@ -240,10 +240,13 @@ def _keyed_host(match: re.Match[str], details: _Details) -> str:
     return _with_port(match, details, details.put("HOST", host)) if ok else match.group(0)
 
 
-def _context_host(match: re.Match[str], details: _Details) -> str:
-    needs_hyphen = match.group("word").lower() == "on"
-    if not _numbered_host(match.group("host"), needs_hyphen=needs_hyphen):
-        return match.group(0)
+def _context_host(match: re.Match[str], details: _Details) -> str | None:
+    """A numbered name after a host word: ``on server-01``, ``node worker-3``."""
+    word = _word_before(match)
+    if word not in _HOST_WORDS:
+        return None
+    if not _numbered_host(match.group("host"), needs_hyphen=word == "on"):
+        return None
     return _plain_host(match, details)
 
 
@@ -466,6 +469,18 @@ _WINDOWS_USERS = re.compile(r":[\\/](?:Users|USERS|users|Documents and Settings)
 _PID_COMMANDS = ("pmap", "jmap", "jstack", "jcmd", "jinfo", "kill", "gcore", "pstack", "pidstat")
 _TRACERS = ("strace", "ltrace", "gdb", "lsof", "perf", "py-spy", "top", "htop", "rbspy", "ps")
 
+
+_TRACER_ON_LINE = re.compile(r"\b(?:" + "|".join(_TRACERS) + r")\b")
+
+
+def _traced_pid(match: re.Match[str], details: _Details) -> str | None:
+    """``-p 4242`` is a pid when a tracer (strace, gdb, perf, ps …) runs on that line."""
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    if not _TRACER_ON_LINE.search(match.string, line_start, match.start()):
+        return None
+    return _put("PID", "pid")(match, details)
+
+
 _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
     TextPass(
         re.compile(
@@ -682,13 +697,12 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
         needs_digit=True,
     ),
     TextPass(
-        re.compile(
-            r"(?i)\b(?P<word>" + "|".join(_HOST_WORDS) + r")[ \t]+"
-            # host names are lower case; "on ORA-04031" names an error, not a machine
-            r"(?P<host>(?-i:[a-z][a-z0-9]*(?:-[a-z0-9]+)*))(?![\w.-]|\.\w)"
-        ),
+        # Found from the name (a space, then a token with a digit), the host word checked
+        # after: scanning for fifteen words in three cases would cost more than all the rest.
+        # Host names are lower case; "on ORA-04031" names an error, not a machine.
+        re.compile(r"[ \t]+(?P<host>[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w.-]|\.\w)"),
         _context_host,
-        anchor=re.compile(word_anchor(*_HOST_WORDS, cases=True) + r"[ \t]+[A-Za-z][A-Za-z0-9-]*\d"),
+        anchor=re.compile(r"[ \t](?=[a-z][a-z0-9-]*\d)"),
         needs_digit=True,
     ),
     TextPass(
@@ -744,7 +758,7 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
         anchor=re.compile("0x"),
     ),
     PassGroup(
-        re.compile(_case_variants("pid", "tid", *_PID_COMMANDS, *_TRACERS) + "|/proc/"),
+        re.compile(_case_variants("pid", "tid") + "|" + "|".join(_PID_COMMANDS) + "|-p|/proc/"),
         (
             TextPass(
                 re.compile(r"(?i)\b(?:ppid|pid|tid)\b[ \t]*[:=#]?[ \t]*(?P<pid>\d+)\b"),
@@ -763,13 +777,9 @@ _STEPS: tuple[TextPass[_Details] | PassGroup[_Details], ...] = (
                 anchor=re.compile(word_anchor(*_PID_COMMANDS)),
             ),
             TextPass(
-                re.compile(
-                    r"\b(?:" + "|".join(_TRACERS) + r")\b[^\n|;&]*?"
-                    r"[ \t](?:-p|--pid)[ \t=]?(?P<pid>\d+)\b"
-                ),
-                _put("PID", "pid"),
+                re.compile(r"[ \t](?:-p|--pid)[ \t=]?(?P<pid>\d+)\b"),
+                _traced_pid,
                 (" -p", "--pid"),
-                anchor=re.compile(word_anchor(*_TRACERS)),
             ),
             TextPass(re.compile(r"/proc/(?P<pid>\d+)(?=/|\b)"), _put("PID", "pid"), ("/proc/",)),
             TextPass(

@@ -147,6 +147,9 @@ _PLACEHOLDER_WORDS = frozenset(
         "secretstr", "password", "secret", "token", "redacted", "...", "''", '""', "required",
         "optional", "any", "object", "char", "text", "varchar", "bearer", "basic", "digest",
         "negotiate",
+        # prose around a flag: "pass the --password option", "--token is required"
+        "option", "options", "flag", "argument", "parameter", "is", "are", "was", "to", "and",
+        "or", "the", "a", "an", "with", "for", "of", "in", "on", "not", "if", "when", "field",
     }
 )  # fmt: skip
 _VARIABLE = re.compile(
@@ -347,19 +350,16 @@ _VALUE = r"""(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s'"`,;&]+)"""
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "credential", "authorization")
 # Every case a keyword is written in, as literals: far faster than IGNORECASE to scan for.
 _KEYWORD_ALTERNATION = "|".join(v for w in _KEYWORDS for v in (w, w.upper(), w.capitalize()))
-_ASSIGNMENT_ANCHOR = re.compile(
-    "(?:" + _KEYWORD_ALTERNATION + r")[A-Za-z0-9_.-]*[\"']?[ \t]*(?::|=)"
-)
-_FLAG_ANCHOR = re.compile("(?:" + _KEYWORD_ALTERNATION + r")[A-Za-z0-9_-]*(?:=|[ \t]+[^\s-])")
 _NAME_CHARS = chars(r"A-Za-z0-9_.-")
 _SECRET_NAME = r"(?P<name>[A-Za-z0-9_.-]*(?:" + "|".join(_KEYWORDS) + r")[A-Za-z0-9_.-]*)"
-_ASSIGNMENT = re.compile(
-    r"(?<![\w.-])" + _SECRET_NAME + r"[\"']?[ \t]*(?::=|=>|=(?!=)|:(?![:/]))[ \t]*" + _VALUE,
-    re.IGNORECASE,
+# One pass for both ways of giving a secret a name: "DB_PASSWORD=…", "password: …",
+# '"token": "…"' and, after a dash, also "--token …" (a space separates flag and value).
+_ASSIGNMENT_ANCHOR = re.compile(
+    "(?:" + _KEYWORD_ALTERNATION + r")[A-Za-z0-9_.-]*(?:[\"']?[ \t]*[:=]|[ \t]+[^\s-])"
 )
-_FLAG = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z0-9_-]*(?:" + "|".join(_KEYWORDS) + r")[A-Za-z0-9_-]*)"
-    r"(?:=|[ \t]+)(?!-)" + _VALUE,
+_ASSIGNMENT = re.compile(
+    r"(?<![\w.-])(?P<dash>--?)?" + _SECRET_NAME + r"[\"']?"
+    r"(?:[ \t]*(?::=|=>|=(?!=)|:(?![:/]))[ \t]*|(?(dash)[ \t]+(?!-)|(?!)))" + _VALUE,
     re.IGNORECASE,
 )
 _AWS_SECRET_NAME = re.compile(r"aws_?secret|secret_?access_?key", re.IGNORECASE)
@@ -540,8 +540,8 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
     ),
     TextPass(
         re.compile(
-            r"\bauthorization[\"']?\s*[:=]\s*[\"']?"
-            r"(?P<scheme>bearer|basic|token|apikey|key)\s+(?P<secret>[A-Za-z0-9._~+/=:-]+)",
+            r"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?P<scheme>bearer|basic|token|apikey|key)[ \t]+(?P<secret>[A-Za-z0-9._~+/=:-]+)",
             re.IGNORECASE,
         ),
         _redactor(_auth_kind),
@@ -550,7 +550,7 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
         anchor=re.compile(word_anchor("authorization", cases=True)),
     ),
     TextPass(
-        re.compile(r"\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", re.IGNORECASE),
+        re.compile(r"\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", re.IGNORECASE),
         _redactor(_fixed("bearer_token")),
         ("bearer",),
         fold_case=True,
@@ -566,7 +566,7 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
     ),
     TextPass(
         re.compile(
-            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<secret>[^\s'\"]+)"
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?P<secret>[^\s'\"]+)"
         ),
         _redactor(_fixed("password")),
         ("mysql", "mariadb"),
@@ -599,14 +599,6 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
         _redactor(_by_name),
         ("value:",),
         anchor=re.compile(word_anchor("name", cases=True) + "(?=:)"),
-    ),
-    TextPass(
-        _FLAG,
-        _redactor(_by_name),
-        _KEYWORDS,
-        fold_case=True,
-        anchor=_FLAG_ANCHOR,
-        widen=chars(r"A-Za-z0-9_-"),
     ),
     TextPass(
         _ASSIGNMENT,
