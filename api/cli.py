@@ -2,18 +2,275 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from metisgraph.api import cli_errors, cli_eval, cli_snippets
+from metisgraph.api.services import Services, prepare_services
+from metisgraph.api.settings import Settings, load_settings
+from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
+
+__all__ = ["app", "main", "open_services"]
 
 app = typer.Typer(
     help="metisgraph: long-term memory for software agents, in Neo4j.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
+neo4j_app = typer.Typer(
+    help="The embedded Neo4j (used when NEO4J_URI is unset).", no_args_is_help=True
+)
+schema_app = typer.Typer(help="The graph schema and the input format.", no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(schema_app, name="schema")
 app.add_typer(cli_errors.app, name="errors")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_snippets.app, name="snippet")
+
+out = Console()
+err = Console(stderr=True)
+
+EXIT_REFUSED = 3
+
+
+@contextlib.asynccontextmanager
+async def open_services(settings: Settings | None = None) -> AsyncIterator[Services]:
+    """Services for one command: Neo4j reachable (embedded started if needed), model, schema.
+
+    An embedded Neo4j started here is left running for the next command
+    (`metisgraph neo4j stop` stops it).
+    """
+    settings = settings or load_settings()
+    settings.api.stop_embedded_on_exit = False
+    services = prepare_services(settings)
+    try:
+        await services.warm_up()
+        yield services
+    finally:
+        await services.close()
+
+
+def _embedded(settings: Settings | None = None) -> EmbeddedNeo4j:
+    settings = settings or load_settings()
+    return EmbeddedNeo4j(settings.embedded)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on")] = None,
+    dev: Annotated[bool, typer.Option(help="GraphiQL at /graphql")] = False,
+    demo: Annotated[bool, typer.Option(help="Load the demo memory (project 'demo')")] = False,
+) -> None:
+    """Serve the GraphQL API (starts the embedded Neo4j when NEO4J_URI is unset)."""
+    import uvicorn
+
+    from metisgraph.api.app import create_app
+
+    settings = load_settings()
+    settings.api.host = host or settings.api.host
+    settings.api.port = port or settings.api.port
+    settings.api.dev = dev or settings.api.dev
+    settings.api.demo = demo or settings.api.demo
+    _print_first_question(settings)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    uvicorn.run(
+        create_app(settings),
+        host=settings.api.host,
+        port=settings.api.port,
+        log_level="info",
+        access_log=False,
+    )
+
+
+def _print_first_question(settings: Settings) -> None:
+    base = f"http://{settings.api.host}:{settings.api.port}"
+    query = (
+        '{"query": "{ recall(project: \\"demo\\", query: \\"the service uses more and more RAM '
+        'the longer it runs\\", k: 3) { hits { score episode { id summary outcome } } } }"}'
+    )
+    err.print(
+        f"metisgraph will serve GraphQL at {base}/graphql once {base}/readyz says ready.\n"
+        "Ask a first question (the demo memory is loaded with --demo):\n"
+        f"  curl -s {base}/graphql -H 'content-type: application/json' -d '{query}'",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Fetch Neo4j's artifacts if needed and start the embedded DBMS."""
+    embedded = _embedded()
+    try:
+        started = embedded.start()
+    except EmbeddedNeo4jError as exc:
+        err.print(f"[red]{exc}")
+        raise typer.Exit(1) from None
+    status = embedded.status()
+    verb = "started" if started else "already running"
+    out.print(
+        f"Neo4j {status.version} {verb} at {status.uri} (pid {status.pid}, data {status.home})"
+    )
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the embedded DBMS cleanly."""
+    stopped = _embedded().stop()
+    out.print("stopped" if stopped else "not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Say whether the embedded DBMS runs, where, and its logs. Exit 1 when it does not."""
+    status = _embedded().status()
+    data = {
+        "running": status.running,
+        "pid": status.pid,
+        "uri": status.uri,
+        "version": status.version,
+        "home": str(status.home),
+        "log": str(status.log),
+    }
+    if as_json:
+        out.print_json(data=data)
+    else:
+        for key, value in data.items():
+            out.print(f"{key:8} {value}")
+    if not status.running:
+        raise typer.Exit(1)
+
+
+@schema_app.command("apply")
+def schema_apply() -> None:
+    """Create missing constraints and indexes and wait until they are online."""
+
+    async def run() -> None:
+        async with open_services() as services:
+            report = services.schema
+            assert report is not None
+            out.print(
+                f"{report.statements} statements applied; {len(report.indexes)} indexes "
+                f"online; vector filters in index: {report.vector_filters}"
+            )
+
+    asyncio.run(run())
+
+
+@schema_app.command("export")
+def schema_export() -> None:
+    """Print the JSON Schema of the input format (tasks, episodes, snippets)."""
+    from metisgraph.ingest.schema_export import input_schema
+
+    sys.stdout.write(json.dumps(input_schema(), indent=2) + "\n")
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(exists=True, help="A file or a folder of files")],
+    format: Annotated[
+        str | None, typer.Option("--format", help="Input format; default: detect")
+    ] = None,
+    project: Annotated[str | None, typer.Option(help="Project for records that name none")] = None,
+    dead_letter: Annotated[
+        Path | None, typer.Option("--dead-letter", help="Keep refused records here")
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar")] = False,
+) -> None:
+    """Ingest memory records or agent trajectories. Exit code 3 when some were refused."""
+    from metisgraph.ingest.adapters import UnknownFormatError, list_sources, read_path
+    from metisgraph.ingest.pipeline import DeadLetter
+
+    try:
+        sources = list_sources(path, format=format)
+    except (UnknownFormatError, FileNotFoundError) as exc:
+        err.print(f"[red]{exc}")
+        raise typer.Exit(2) from None
+    for source in sources:
+        if source.format is None:
+            err.print(f"skipped {source.path}: not a recognised input format", highlight=False)
+
+    async def run() -> dict[str, Any]:
+        letters = DeadLetter.open(dead_letter) if dead_letter else None
+        try:
+            async with open_services() as services:
+                items = read_path(path, format=format, project=project)
+                with _progress(quiet) as progress:
+                    task = progress.add_task("ingest", total=None)
+                    summary = await services.ingestor.ingest(
+                        items, dead_letter=letters, on_progress=lambda n: progress.advance(task, n)
+                    )
+        finally:
+            if letters:
+                letters.close()
+        for refused in summary.refusals[:20]:
+            err.print(f"[yellow]refused[/] {refused.describe()}", highlight=False)
+        if summary.refused > 20:
+            err.print(f"… and {summary.refused - 20} more refused")
+        return summary.as_dict()
+
+    counts = asyncio.run(run())
+    table = Table(title="ingest summary")
+    for key in counts:
+        table.add_column(key, justify="right")
+    table.add_row(*(str(v) for v in counts.values()))
+    out.print(table)
+    if dead_letter and counts["refused"]:
+        err.print(f"refused records kept in {dead_letter}")
+    if counts["refused"]:
+        raise typer.Exit(EXIT_REFUSED)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+    )
+
+
+@app.command("recall")
+def recall_command(
+    text: Annotated[str, typer.Argument(help="The question, error or goal")],
+    project: Annotated[str, typer.Option(help="Project to recall from")],
+    k: Annotated[int, typer.Option(help="How many episodes")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Recall the episodes that help with a question."""
+    from metisgraph.api.recall_service import recall_for
+
+    async def run() -> dict[str, Any]:
+        async with open_services() as services:
+            return await recall_for(services, project=project, query=text, k=k)
+
+    result = asyncio.run(run())
+    if as_json:
+        sys.stdout.write(json.dumps(result, default=str) + "\n")
+        return
+    if result["abstained"]:
+        out.print(f"[yellow]no answer:[/] {result['reason']}")
+    for n, hit in enumerate(result["hits"], start=1):
+        episode = hit["episode"]
+        out.print(
+            f"[bold]{n}. {episode['id']}[/]  score {hit['score']:.4f}  outcome {episode['outcome']}"
+        )
+        out.print(f"   {episode['summary'][:300]}", highlight=False)
 
 
 def main() -> None:

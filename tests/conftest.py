@@ -1,14 +1,21 @@
-"""Fixtures shared by every suite. Database fixtures live in tests/db_fixtures.py."""
+"""Fixtures shared by every suite: ../shared, the real Neo4j, the real model, the app."""
 
 from __future__ import annotations
 
 import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from metisgraph.graph.embedded import EmbeddedNeo4j
+from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SESSION = uuid.uuid4().hex[:8]
 
 
 def _shared_root() -> Path:
@@ -27,3 +34,109 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+# --- the real Neo4j and the real model ----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Iterator[Neo4jSettings]:
+    """NEO4J_URI when set (nothing is started); else an embedded Neo4j just for the tests."""
+    configured = Neo4jSettings()
+    if configured.external:
+        yield configured
+        return
+    home = os.environ.get("METISGRAPH_TEST_NEO4J_HOME", str(ROOT / ".metisgraph" / "test-neo4j"))
+    embedded = EmbeddedNeo4j(
+        EmbeddedNeo4jSettings(
+            home=Path(home),
+            port=int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688")),
+            heap="512m",
+            heap_max="1g",
+            pagecache="256m",
+        )
+    )
+    started = embedded.start()
+    try:
+        yield Neo4jSettings(uri=embedded.uri, username="neo4j", password=embedded.password())
+    finally:
+        if started and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
+            embedded.stop()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Any:
+    """The real embedding model, loaded once per session."""
+    from metisgraph.ingest.embeddings import Embedder
+
+    model = Embedder()
+    model.load()
+    return model
+
+
+@pytest.fixture
+def project(request: pytest.FixtureRequest) -> str:
+    """A project id of this test's own: tests never see each other's memories."""
+    name = "".join(c if c.isalnum() else "-" for c in request.node.name)[:40].strip("-")
+    return f"t{SESSION}-{name}-{uuid.uuid4().hex[:6]}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[Any]:
+    """A GraphStore on the test database, schema applied (idempotent, fast when present)."""
+    from metisgraph.graph.schema import apply_schema
+    from metisgraph.graph.store import GraphStore, driver_from_settings
+
+    driver = driver_from_settings(neo4j_settings)
+    graph = GraphStore(driver, neo4j_settings.database)
+    await apply_schema(graph, embedder.dimension)
+    try:
+        yield graph
+    finally:
+        await driver.close()
+
+
+@pytest.fixture(scope="session")
+def app_settings(neo4j_settings: Neo4jSettings) -> Any:
+    from metisgraph.api.settings import ApiSettings, Settings
+    from metisgraph.graph.settings import EmbeddedNeo4jSettings as Embedded
+    from metisgraph.ingest.embeddings import EmbeddingSettings
+
+    return Settings(
+        api=ApiSettings(host="127.0.0.1", dev=False),
+        neo4j=neo4j_settings,
+        embedded=Embedded(),
+        embedding=EmbeddingSettings(),
+    )
+
+
+@pytest.fixture(scope="session")
+def client(app_settings: Any, embedder: Any) -> Iterator[Any]:
+    """The real app (real Neo4j, real model) through Starlette's TestClient."""
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+
+    app = create_app(app_settings, embedder=embedder, wait_ready=True)
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def gql(client: Any) -> Any:
+    """POST a GraphQL operation to the real app and return the JSON body."""
+
+    def post(query: str, variables: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
+        response = client.post(
+            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+        )
+        assert response.status_code in (200, 401), response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    return post

@@ -173,10 +173,16 @@ class EmbeddedNeo4j:
         shutil.rmtree(lib, ignore_errors=True)
         env = {**os.environ, "JAVA_HOME": str(java.parent.parent)}
         cmd = [
-            mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
-            f"-Dneo4j.version={self.settings.version}", f"-DoutputDirectory={lib}",
+            mvn,
+            "-B",
+            "-q",
+            "-f",
+            str(pom),
+            "dependency:copy-dependencies",
+            f"-Dneo4j.version={self.settings.version}",
+            f"-DoutputDirectory={lib}",
             "-DincludeScope=runtime",
-        ]  # fmt: skip
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
         if result.returncode != 0 or not any(lib.glob("neo4j-*.jar")):
             tail = (result.stdout + result.stderr)[-3000:]
@@ -190,11 +196,15 @@ class EmbeddedNeo4j:
         classes = self.artifacts / "classes"
         source_dir.mkdir(parents=True, exist_ok=True)
         source = source_dir / f"{_LAUNCHER}.java"
-        source.write_bytes(
-            resources.files(__package__).joinpath(f"{_LAUNCHER}.java").read_bytes()
-        )
-        cmd = [str(javac), "-cp", str(self.artifacts / "lib" / "*"), "-d", str(classes),
-               str(source)]  # fmt: skip
+        source.write_bytes(resources.files(__package__).joinpath(f"{_LAUNCHER}.java").read_bytes())
+        cmd = [
+            str(javac),
+            "-cp",
+            str(self.artifacts / "lib" / "*"),
+            "-d",
+            str(classes),
+            str(source),
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise EmbeddedNeo4jError(f"could not compile the launcher:\n{result.stderr[-3000:]}")
@@ -220,9 +230,13 @@ class EmbeddedNeo4j:
         pid = self._pid()
         running = pid is not None and _port_open(self.settings.port)
         return EmbeddedStatus(
-            running=running, pid=pid, uri=self.uri, version=self.settings.version,
-            home=self.home, log=self.log_file,
-        )  # fmt: skip
+            running=running,
+            pid=pid,
+            uri=self.uri,
+            version=self.settings.version,
+            home=self.home,
+            log=self.log_file,
+        )
 
     def _write_config(self) -> None:
         s = self.settings
@@ -259,30 +273,55 @@ class EmbeddedNeo4j:
             self._write_config()
             classpath = f"{artifacts / 'classes'}:{artifacts / 'lib' / '*'}"
             cmd = [
-                str(java), f"-Xms{self.settings.heap}", f"-Xmx{self.settings.heap_max}",
-                "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
-                "--enable-native-access=ALL-UNNAMED", "-cp", classpath, _LAUNCHER,
+                str(java),
+                f"-Xms{self.settings.heap}",
+                f"-Xmx{self.settings.heap_max}",
+                "-XX:+UseG1GC",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-Djava.awt.headless=true",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                classpath,
+                _LAUNCHER,
                 str(self.home),
-            ]  # fmt: skip
+            ]
             env = {**os.environ, "METISGRAPH_NEO4J_PASSWORD": self.password()}
             offset = self.log_file.stat().st_size if self.log_file.exists() else 0
-            with self.log_file.open("ab") as log:
-                process = subprocess.Popen(
-                    cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, start_new_session=True, cwd=self.home,
-                )  # fmt: skip
-            self.pid_file.write_text(f"{process.pid}\n")
-            self._wait_ready(process, offset)
+            pid = self._spawn(cmd, env)
+            self.pid_file.write_text(f"{pid}\n")
+            self._wait_ready(pid, offset)
             return True
 
-    def _wait_ready(self, process: subprocess.Popen[bytes], offset: int) -> None:
+    def _spawn(self, cmd: list[str], env: dict[str, str]) -> int:
+        # Detached (own session), output to the log: it outlives this command on purpose.
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (
+                os.POSIX_SPAWN_OPEN,
+                1,
+                str(self.log_file),
+                os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                0o600,
+            ),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ]
+        return os.posix_spawn(cmd[0], cmd, env, file_actions=actions, setsid=True)
+
+    def _exit_code(self, pid: int) -> int | None:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None if _pid_alive(pid) else -1
+        return os.waitstatus_to_exitcode(status) if done else None
+
+    def _wait_ready(self, pid: int, offset: int) -> None:
         deadline = time.monotonic() + self.settings.start_timeout
         while time.monotonic() < deadline:
-            if process.poll() is not None:
+            code = self._exit_code(pid)
+            if code is not None:
                 self.pid_file.unlink(missing_ok=True)
                 raise EmbeddedNeo4jError(
-                    f"Neo4j exited with code {process.returncode}; log {self.log_file}:\n"
-                    + self._log_tail()
+                    f"Neo4j exited with code {code}; log {self.log_file}:\n" + self._log_tail()
                 )
             if _port_open(self.settings.port) and self._log_says_ready(offset):
                 return

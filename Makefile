@@ -1,0 +1,54 @@
+# metisgraph — one target per habit. `make run` and `make test` work on a fresh machine:
+# they create .venv, install the project (non-editable, as CI tests it) and start the
+# embedded Neo4j when NEO4J_URI is unset.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+PIP    := $(BIN)/pip --disable-pip-version-check
+
+.PHONY: run test test-fast lint bench install clean-venv neo4j-stop help
+
+help:
+	@echo "make run    - serve the API on http://127.0.0.1:8000 with a demo memory"
+	@echo "make test   - the test suite against a real Neo4j and the real model"
+	@echo "make lint   - ruff and mypy (strict) on the installed package"
+	@echo "make bench  - ingest and recall benchmarks"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip setuptools wheel
+
+# Dependencies are installed once per pyproject.toml (torch is large: never reinstalled).
+$(DEPS_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet ".[test,lint]"
+	rm -f $(VENV)/.deps-* && touch $@
+
+# The package itself is reinstalled on every run, non-editable, so tests see what ships.
+install: $(DEPS_STAMP)
+	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall .
+
+run: install
+	$(BIN)/metisgraph serve --demo
+
+test: install
+	$(BIN)/pytest
+
+test-fast: install
+	$(BIN)/pytest -m "not slow"
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api
+
+bench: install
+	$(PIP) install --quiet ".[bench]"
+	$(BIN)/python bench/run.py
+
+neo4j-stop:
+	$(BIN)/metisgraph neo4j stop
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,145 @@
+"""The Starlette application: GraphQL at /graphql, /healthz and /readyz."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, TypedDict
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from metisgraph.api.auth import Caller, TokenTable, parse_tokens
+from metisgraph.api.context import Context
+from metisgraph.api.schema import build_schema
+from metisgraph.api.services import Services, prepare_services
+from metisgraph.api.settings import Settings, load_settings
+from metisgraph.ingest.embeddings import Embedder
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("metisgraph")
+
+ANONYMOUS = Caller("anonymous", None)
+
+
+class State(TypedDict):
+    services: Services
+
+
+class MemoryGraphQL(GraphQL[Context, None]):
+    """Strawberry's ASGI app with our typed context."""
+
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(build_schema(settings.api), **kwargs)
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
+        services: Services = request.state.services
+        caller: Caller = getattr(request.state, "caller", ANONYMOUS)
+        return Context(services=services, caller=caller, request=request)
+
+
+class Authenticated:
+    """Bearer-token authentication in front of an ASGI app; the caller goes into the state."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenTable | None) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.tokens is not None and scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or [])
+            authorization = headers.get(b"authorization", b"").decode("latin-1")
+            caller = self.tokens.caller_for(authorization)
+            if caller is None:
+                message = "a valid 'Authorization: Bearer <token>' header is required"
+                response = JSONResponse(
+                    {"errors": [{"message": message}]},
+                    status_code=401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+                await response(scope, receive, send)
+                return
+            scope.setdefault("state", {})["caller"] = caller
+        await self.app(scope, receive, send)
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    services: Services = request.state.services
+    readiness = services.readiness
+    reachable = await services.store.ping() if readiness.neo4j else False
+    body = {
+        "ready": readiness.ready and reachable,
+        "neo4j": reachable,
+        "schema": readiness.schema,
+        "model": readiness.model,
+        "neo4j_version": services.server.version if services.server else None,
+        "error": readiness.error,
+    }
+    return JSONResponse(body, status_code=200 if body["ready"] else 503)
+
+
+def _tokens(settings: Settings) -> TokenTable | None:
+    spec = settings.api.api_tokens.get_secret_value() if settings.api.api_tokens else ""
+    if spec.strip():
+        return parse_tokens(spec)
+    if not settings.api.loopback and not settings.api.allow_anonymous:
+        raise RuntimeError(
+            f"refusing to serve on {settings.api.host} without METISGRAPH_API_TOKENS "
+            "(set METISGRAPH_ALLOW_ANONYMOUS=true to override)"
+        )
+    return None
+
+
+def create_app(
+    settings: Settings | None = None, *, embedder: Embedder | None = None, wait_ready: bool = False
+) -> Starlette:
+    """Build the app. One driver per process, created in the lifespan and closed with it.
+
+    Start-up work (the embedded Neo4j, the model, the schema) runs in the background so
+    /healthz answers at once and /readyz tells when recall can be served; ``wait_ready``
+    makes the lifespan wait for it instead (tests, the CLI).
+    """
+    settings = settings or load_settings()
+    tokens = _tokens(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[State]:
+        services = prepare_services(settings, embedder)
+        try:
+            async with anyio.create_task_group() as tasks:
+                if wait_ready:
+                    await services.warm_up()
+                else:
+                    tasks.start_soon(_warm_up_quietly, services)
+                yield {"services": services}
+                tasks.cancel_scope.cancel()
+        finally:
+            await services.close()
+
+    graphql = Authenticated(
+        MemoryGraphQL(settings, graphql_ide="graphiql" if settings.api.dev else None), tokens
+    )
+    routes = [
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _warm_up_quietly(services: Services) -> None:
+    # The error is kept on services.readiness and shown by /readyz; the server stays up.
+    with contextlib.suppress(Exception):
+        await services.warm_up()

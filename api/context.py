@@ -1,0 +1,38 @@
+"""The typed GraphQL context: services, the caller, per-request state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from strawberry.types import Info as StrawberryInfo
+
+from metisgraph.api.auth import Caller
+from metisgraph.api.services import Services
+
+__all__ = ["Context", "Info", "NotReady", "UserError"]
+
+
+class UserError(Exception):
+    """An error the caller can act on: shown as is, never masked."""
+
+
+class NotReady(UserError):
+    """The service is still starting (Neo4j, schema or model not ready)."""
+
+
+@dataclass
+class Context:
+    services: Services
+    caller: Caller
+    request: Any = None
+
+    def ready_services(self) -> Services:
+        readiness = self.services.readiness
+        if not readiness.ready:
+            detail = f": {readiness.error}" if readiness.error else ""
+            raise NotReady(f"metisgraph is starting, try again shortly{detail}")
+        return self.services
+
+
+Info = StrawberryInfo[Context, None]

@@ -1,0 +1,205 @@
+"""The GraphQL schema: record memory, recall it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import strawberry
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.scalars import JSON
+from strawberry.tools import merge_types
+
+from metisgraph.api import recall_types as rt
+from metisgraph.api.context import Info
+from metisgraph.api.errors import MaskInternalErrors
+from metisgraph.api.settings import ApiSettings
+from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
+from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
+from metisgraph.ingest.records import Outcome as OutcomeEnum
+from metisgraph.ingest.records import SnippetKind as SnippetKindEnum
+from metisgraph.ingest.records import SnippetRelation as SnippetRelationEnum
+from metisgraph.ingest.records import Source as SourceEnum
+from metisgraph.ingest.records import TaskStatus as TaskStatusEnum
+
+__all__ = ["build_schema"]
+
+Outcome = strawberry.enum(OutcomeEnum, name="Outcome")
+Source = strawberry.enum(SourceEnum, name="Source")
+TaskStatus = strawberry.enum(TaskStatusEnum, name="TaskStatus")
+SnippetKind = strawberry.enum(SnippetKindEnum, name="SnippetKind")
+SnippetRelation = strawberry.enum(SnippetRelationEnum, name="SnippetRelation")
+
+
+@strawberry.input(description="What was done: a command, an API call, an edit.")
+class ActionInput:
+    type: str = "command"
+    command: str | None = None
+    parameters: JSON | None = None
+
+
+@strawberry.input(description="An environment stated by the caller.")
+class EnvironmentInput:
+    os: str | None = None
+    os_version: str | None = None
+    arch: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    packages: JSON | None = strawberry.field(default=None, description="{name: version}")
+
+
+@strawberry.input(description="Code recorded with an episode.")
+class SnippetInput:
+    code: str
+    language: str | None = None
+    kind: SnippetKind | None = None
+    name: str | None = None
+    description: str | None = None
+    relation: SnippetRelation | None = None
+    tests: list[str] | None = None
+    examples: list[str] | None = None
+
+
+@strawberry.input(description="One unit of experience. Validated like a line of an ingest file.")
+class EpisodeInput:
+    project: str
+    summary: str
+    id: str | None = None
+    task_id: str | None = None
+    step: int | None = None
+    kind: str | None = None
+    title: str | None = None
+    facts: JSON | None = None
+    reasoning: str | None = None
+    action: ActionInput | None = None
+    observation: str | None = None
+    error: str | None = None
+    outcome: Outcome | None = None
+    tags: list[str] | None = None
+    source: Source | None = None
+    confidence: float | None = None
+    created_at: datetime | None = None
+    environment: EnvironmentInput | None = None
+    tools: list[str] | None = None
+    snippets: list[SnippetInput] | None = None
+
+
+@strawberry.input(description="One issue or job being worked on.")
+class TaskInput:
+    project: str
+    goal: str
+    id: str | None = None
+    constraints: list[str] | None = None
+    status: TaskStatus | None = None
+    outcome: Outcome | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    tags: list[str] | None = None
+    agent: str | None = None
+
+
+@strawberry.type
+class FieldError:
+    field: str
+    message: str
+
+
+@strawberry.type(description="What happened to one record.")
+class RecordResult:
+    id: str | None
+    status: str = strawberry.field(description="written | unchanged | refused")
+    errors: list[FieldError]
+
+
+@strawberry.type
+class BatchResult:
+    written: int
+    unchanged: int
+    refused: int
+    results: list[RecordResult]
+
+
+def _plain(value: Any) -> Any:
+    """Strawberry input objects → the plain JSON shape the record models validate."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__strawberry_definition__"):
+        return {
+            k: _plain(v) for k, v in vars(value).items() if v is not None and not k.startswith("_")
+        }
+    return value
+
+
+async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str) -> BatchResult:
+    services = info.context.ready_services()
+    info.context.caller.require({i.project for i in inputs})
+    items = []
+    for n, item in enumerate(inputs):
+        raw = {"record_type": record_type, **_plain(item)}
+        ref = SourceRef(file="graphql", line=None, pointer=f"{pointer}[{n}]")
+        items.append(validate_record(raw, ref))
+    summary = await services.ingestor.ingest(items, keep_results=True)
+    stored = iter(r for r in summary.results if r.status != "refused")
+    results = []
+    for item in items:  # results in input order
+        if isinstance(item, Parsed):
+            done = next(stored)
+            results.append(RecordResult(id=done.id, status=done.status, errors=[]))
+        else:
+            results.append(
+                RecordResult(
+                    id=None,
+                    status="refused",
+                    errors=[FieldError(field=e.field, message=e.message) for e in item.errors],
+                )
+            )
+    return BatchResult(
+        written=sum(r.status == "written" for r in results),
+        unchanged=summary.unchanged,
+        refused=summary.refused,
+        results=results,
+    )
+
+
+@strawberry.type
+class MemoryMutation:
+    @strawberry.mutation(description="Record one episode; validated and sanitized like a file.")
+    async def record_episode(self, info: Info, input: EpisodeInput) -> RecordResult:
+        return (await _record(info, [input], "episode", "input")).results[0]
+
+    @strawberry.mutation(description="Record many episodes in batches; bad ones are refused.")
+    async def record_episodes(self, info: Info, inputs: list[EpisodeInput]) -> BatchResult:
+        return await _record(info, inputs, "episode", "inputs")
+
+    @strawberry.mutation(description="Record a task (episodes link to it by taskId).")
+    async def record_task(self, info: Info, input: TaskInput) -> RecordResult:
+        return (await _record(info, [input], "task", "input")).results[0]
+
+
+@strawberry.type
+class RecallQuery:
+    @strawberry.field(description="Recall the experience that helps with a question.")
+    async def recall(self, info: Info, project: str, query: str, k: int = 5) -> rt.RecallResult:
+        return await rt.run_recall(info, project, query, k)
+
+
+# Each area contributes its own query and mutation fields; the schema merges them.
+Query = merge_types("Query", (RecallQuery, SnippetQuery))
+Mutation = merge_types("Mutation", (MemoryMutation, SnippetMutation))
+
+
+def build_schema(settings: ApiSettings) -> strawberry.Schema:
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        # Factories: strawberry builds fresh extension instances for every request.
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
+            lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
+            lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+            MaskInternalErrors,
+        ],
+    )

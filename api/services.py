@@ -1,0 +1,122 @@
+"""The process's long-lived parts: one driver, one store, one embedder — and their start-up."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import anyio
+from neo4j import AsyncDriver
+
+from metisgraph.api.settings import Settings
+from metisgraph.graph.embedded import EmbeddedNeo4j
+from metisgraph.graph.schema import SchemaReport, apply_schema
+from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
+from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.pipeline import Ingestor
+
+__all__ = ["Services", "connect", "prepare_services"]
+
+log = logging.getLogger("metisgraph")
+
+
+@dataclass
+class Readiness:
+    neo4j: bool = False
+    schema: bool = False
+    model: bool = False
+    error: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ready(self) -> bool:
+        return self.neo4j and self.schema and self.model
+
+
+@dataclass
+class Services:
+    settings: Settings
+    driver: AsyncDriver
+    store: GraphStore
+    embedder: Embedder
+    ingestor: Ingestor
+    embedded: EmbeddedNeo4j | None
+    readiness: Readiness = field(default_factory=Readiness)
+    server: ServerInfo | None = None
+    schema: SchemaReport | None = None
+    started_embedded: bool = False
+
+    @property
+    def vector_filters(self) -> bool:
+        return bool(self.server and self.server.supports_vector_filters)
+
+    async def warm_up(self) -> None:
+        """Start the embedded Neo4j if we own it, load the model, apply the schema."""
+        try:
+            await self._warm_up()
+        except Exception as exc:
+            self.readiness.error = f"{type(exc).__name__}: {exc}"
+            log.exception("start-up failed")
+            raise
+
+    async def _warm_up(self) -> None:
+        started = time.perf_counter()
+        if self.embedded is not None:
+            self.started_embedded = await anyio.to_thread.run_sync(self.embedded.start)
+            self.readiness.timings["neo4j_start_s"] = time.perf_counter() - started
+        await self.driver.verify_connectivity()
+        self.server = await self.store.server_info()
+        self.readiness.neo4j = True
+        started = time.perf_counter()
+        await anyio.to_thread.run_sync(self.embedder.load)
+        self.readiness.model = True
+        self.readiness.timings["model_load_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        self.schema = await apply_schema(self.store, self.embedder.dimension)
+        self.readiness.schema = True
+        self.readiness.timings["schema_s"] = time.perf_counter() - started
+        if self.settings.api.demo:
+            await self.load_demo()
+        log.info(
+            "ready: Neo4j %s (%s), model %s",
+            self.server.version,
+            self.server.edition,
+            self.embedder.settings.model,
+        )
+
+    async def load_demo(self) -> None:
+        """Ingest the demo memory shipped with the package (idempotent)."""
+        from pathlib import Path
+
+        from metisgraph.ingest.adapters import read_path
+        from metisgraph.ingest.demo import demo_file
+
+        summary = await self.ingestor.ingest(read_path(Path(str(demo_file())), format="native"))
+        log.info("demo memory loaded: %s", summary.as_dict())
+
+    async def close(self) -> None:
+        await self.driver.close()
+        owned = self.embedded is not None and self.started_embedded
+        if owned and self.settings.api.stop_embedded_on_exit:
+            assert self.embedded is not None
+            await anyio.to_thread.run_sync(self.embedded.stop)
+
+
+def connect(settings: Settings) -> tuple[AsyncDriver, EmbeddedNeo4j | None]:
+    """The driver for NEO4J_URI, or for the embedded Neo4j when it is unset. No network I/O."""
+    if settings.neo4j.external:
+        secret = settings.neo4j.password.get_secret_value() if settings.neo4j.password else ""
+        assert settings.neo4j.uri is not None
+        return open_driver(settings.neo4j.uri, settings.neo4j.username, secret), None
+    embedded = EmbeddedNeo4j(settings.embedded)
+    return open_driver(embedded.uri, "neo4j", embedded.password()), embedded
+
+
+def prepare_services(settings: Settings, embedder: Embedder | None = None) -> Services:
+    """Build the services (no network I/O); ``warm_up`` starts what they need."""
+    driver, embedded = connect(settings)
+    store = GraphStore(driver, settings.neo4j.database)
+    embedder = embedder or Embedder(settings.embedding)
+    ingestor = Ingestor(store, embedder, batch_size=settings.api.ingest_batch_size)
+    return Services(settings, driver, store, embedder, ingestor, embedded)

@@ -1,0 +1,64 @@
+"""One typed settings object for the service, read once at start-up (never at import)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+from metisgraph.ingest.embeddings import EmbeddingSettings
+
+__all__ = ["ApiSettings", "Settings", "load_settings"]
+
+
+class ApiSettings(BaseSettings):
+    """The HTTP side: where to listen, who may call, how much a query may ask."""
+
+    model_config = SettingsConfigDict(env_prefix="METISGRAPH_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    dev: bool = Field(default=False, description="GraphiQL at /graphql and verbose errors")
+    api_tokens: SecretStr | None = Field(
+        default=None,
+        description="'token=projA,projB;token2=*' — bearer tokens and the projects each may use",
+    )
+    allow_anonymous: bool = Field(
+        default=False, description="Serve without tokens on a non-loopback address"
+    )
+    max_query_depth: int = 12
+    max_query_tokens: int = 4000
+    max_aliases: int = 20
+    ingest_batch_size: int = Field(default=256, ge=1, le=10000)
+    stop_embedded_on_exit: bool = True
+    demo: bool = Field(default=False, description="Load the demo memory (project 'demo') at start")
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+class Settings(BaseModel):
+    """Everything the process is configured with."""
+
+    api: ApiSettings
+    neo4j: Neo4jSettings
+    embedded: EmbeddedNeo4jSettings
+    embedding: EmbeddingSettings
+
+
+def load_settings() -> Settings:
+    """Read the environment (and a .env file when present) into one settings object."""
+    return Settings(
+        api=ApiSettings(_env_file=".env"),  # type: ignore[call-arg]
+        neo4j=Neo4jSettings(_env_file=".env"),  # type: ignore[call-arg]
+        embedded=EmbeddedNeo4jSettings(_env_file=".env"),  # type: ignore[call-arg]
+        embedding=EmbeddingSettings(_env_file=".env"),  # type: ignore[call-arg]
+    )

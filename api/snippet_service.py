@@ -1,0 +1,132 @@
+"""Code memory as a service: record a snippet, search, read one, report how reuse went.
+
+The GraphQL resolvers call these; they check what a caller may act on and raise UserError
+with a message naming the field. Caller text (queries, notes) is sanitized like memory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from metisgraph.api.context import UserError
+from metisgraph.api.services import Services
+from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
+from metisgraph.graph.snippets import record_outcome, snippet_detail
+from metisgraph.ingest.abstraction import sanitize
+from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
+from metisgraph.ingest.code import Verdict, normalize_language
+from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.snippets import verdict_for
+
+__all__ = [
+    "MAX_K",
+    "MAX_NOTE_CHARS",
+    "MAX_STRUCTURE",
+    "RecordedSnippet",
+    "parse_note",
+    "read_snippet",
+    "record_snippet",
+    "report_outcome",
+    "search",
+]
+
+MAX_K = 100
+MAX_STRUCTURE = 20  # imports or calls asked for at once
+MAX_NOTE_CHARS = 2000
+_MAX_NAME_CHARS = 256
+
+
+@dataclass
+class RecordedSnippet:
+    id: str | None
+    status: str  # written | unchanged | refused
+    errors: list[FieldError]
+    snippet: dict[str, Any] | None
+
+
+async def record_snippet(services: Services, raw: dict[str, Any]) -> RecordedSnippet:
+    """Validate a snippet record like a file line, ingest it, and read the stored node back."""
+    item = validate_record({"record_type": "snippet", **raw}, SourceRef("graphql", None, "input"))
+    if not isinstance(item, Parsed):
+        return RecordedSnippet(None, "refused", list(item.errors), None)
+    summary = await services.ingestor.ingest([item], keep_results=True)
+    done = next(r for r in summary.results if r.kind == "snippet")
+    if done.id is None:
+        errors = [FieldError("code", e.removeprefix("code: ")) for e in done.errors]
+        return RecordedSnippet(None, "refused", errors, None)
+    stored = await snippet_detail(services.store, item.record.project, done.id)
+    return RecordedSnippet(done.id, done.status, [], stored)
+
+
+async def search(
+    services: Services,
+    *,
+    project: str,
+    query: str | None,
+    language: str | None,
+    kind: str | None,
+    imports: list[str],
+    calls: list[str],
+    k: int,
+    environment: EnvironmentInput | None,
+) -> list[tuple[SnippetHit, Verdict]]:
+    """Snippets for a query and/or structure, each with its verdict for `environment`."""
+    if not 1 <= k <= MAX_K:
+        raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
+    wanted_imports = _names("imports", imports)
+    wanted_calls = _names("calls", calls)
+    text = sanitize(query).text.strip() if query and query.strip() else None
+    if text is None and not (wanted_imports or wanted_calls):
+        raise UserError("give a query, imports or calls to search snippets by")
+    vector = (await services.embedder.aencode([text]))[0].tolist() if text else None
+    q = SnippetSearch(
+        project=project,
+        text=text,
+        vector=vector,
+        language=normalize_language(language) or (language.strip().lower() if language else None),
+        kind=kind,
+        imports=tuple(wanted_imports),
+        calls=tuple(wanted_calls),
+        k=k,
+    )
+    hits = await search_snippets(services.store, q, vector_filters=services.vector_filters)
+    return [(hit, verdict_for(hit.snippet, environment)) for hit in hits]
+
+
+def _names(field: str, values: list[str]) -> list[str]:
+    names = [v.strip() for v in values if v.strip()]
+    if len(names) > MAX_STRUCTURE:
+        raise UserError(f"{field}: at most {MAX_STRUCTURE} names, got {len(names)}")
+    too_long = [n for n in names if len(n) > _MAX_NAME_CHARS]
+    if too_long:
+        raise UserError(f"{field}: names are at most {_MAX_NAME_CHARS} characters")
+    return names
+
+
+async def read_snippet(services: Services, project: str, snippet_id: str) -> dict[str, Any] | None:
+    return await snippet_detail(services.store, project, snippet_id)
+
+
+async def report_outcome(
+    services: Services, project: str, memory_id: str, success: bool, note: str | None
+) -> dict[str, Any]:
+    """Count one reuse of a snippet or an episode; the note is sanitized and kept with the time."""
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise UserError(f"note: at most {MAX_NOTE_CHARS} characters, got {len(note)}")
+    entry = None
+    if note is not None and note.strip():
+        entry = json.dumps({"at": datetime.now(UTC).isoformat(), "success": success,
+                            "note": sanitize(note).text})  # fmt: skip
+    row = await record_outcome(services.store, project, memory_id, success, entry)
+    if row is None:
+        raise UserError(f"memoryId: no snippet or episode {memory_id!r} in project {project!r}")
+    return row
+
+
+def parse_note(entry: str) -> dict[str, Any]:
+    """A stored outcome note back as {at, success, note}."""
+    value = json.loads(entry)
+    return value if isinstance(value, dict) else {"at": None, "success": None, "note": str(value)}

@@ -1,0 +1,378 @@
+"""GraphQL for code memory: recordSnippet, recordOutcome, searchSnippets and snippet."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from metisgraph.api import snippet_service as service
+from metisgraph.api.context import Info
+from metisgraph.graph.snippet_search import SnippetHit as FoundSnippet
+from metisgraph.ingest.code import Verdict
+from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
+from metisgraph.ingest.snippets import verdict_for
+
+if TYPE_CHECKING:
+    from metisgraph.api.schema import EnvironmentInput, FieldError, SnippetKind, SnippetRelation
+
+__all__ = ["SnippetMutation", "SnippetQuery", "snippet_view"]
+
+# Shared inputs and enums are defined once, in the schema module that merges this one.
+_SCHEMA = "metisgraph.api.schema"
+Kind = Annotated["SnippetKind", strawberry.lazy(_SCHEMA)]
+Relation = Annotated["SnippetRelation", strawberry.lazy(_SCHEMA)]
+Environment = Annotated["EnvironmentInput", strawberry.lazy(_SCHEMA)]
+Problem = Annotated["FieldError", strawberry.lazy(_SCHEMA)]
+
+
+@strawberry.input(description="A snippet recorded on its own; validated like a line of an ingest file.")
+class SnippetRecordInput:
+    project: str
+    code: str
+    id: str | None = None
+    language: str | None = None
+    kind: Kind | None = None
+    name: str | None = None
+    description: str | None = None
+    relation: Relation | None = None
+    tests: list[str] | None = None
+    examples: list[str] | None = None
+    episode_id: str | None = strawberry.field(
+        default=None, description="The episode that generated, used or modified it"
+    )
+    environment: Environment | None = None
+
+
+@strawberry.type
+class CodeParameter:
+    name: str
+    type: str | None
+    default: str | None
+
+
+@strawberry.type(description="A hard-coded value lifted into a parameter; secrets keep no example.")
+class TemplateParameter:
+    name: str
+    kind: str
+    example: str | None
+
+
+@strawberry.type(description="A hit of the static safety scan.")
+class Finding:
+    rule: str
+    line: int
+    severity: str
+    message: str
+
+
+@strawberry.type(description="A package or runtime the code needs, with the ranges it worked in.")
+class Requirement:
+    name: str
+    spec: str | None
+    verified_ranges: list[str]
+
+
+@strawberry.type(description="Whether a snippet can run in the caller's environment, and why.")
+class Compatibility:
+    status: str = strawberry.field(description="compatible | unknown | incompatible")
+    reasons: list[str]
+
+
+@strawberry.type(description="A reusable unit of code (a template: no raw secrets).")
+class Snippet:
+    id: str
+    project: str
+    name: str | None
+    language: str
+    kind: str
+    template: str
+    description: str | None
+    signature: str | None
+    parameters: list[CodeParameter]
+    template_parameters: list[TemplateParameter]
+    imports: list[str]
+    calls: list[str]
+    size: int
+    risk: str
+    findings: list[Finding]
+    review_status: str
+    pending: bool = strawberry.field(description="Risky code waiting for a reviewer")
+    version: int
+    latest: bool
+    uses: int
+    successes: int
+    failures: int
+    success_rate: float | None
+    recorded: int = strawberry.field(description="Distinct episodes and records that hold it")
+    files: list[str]
+    symbols: list[str]
+    tests: list[str]
+    examples: list[str]
+    requires: list[Requirement]
+
+
+@strawberry.type(description="A structural condition a snippet met: which name matched which.")
+class StructureMatch:
+    facet: str
+    wanted: str
+    found: str
+
+
+@strawberry.type(description="Why a snippet ranked where it did.")
+class SnippetWhy:
+    semantic: float | None
+    fulltext: float | None
+    structure: list[StructureMatch]
+    ranks: JSON
+
+
+@strawberry.type
+class SnippetHit:
+    snippet: Snippet
+    score: float
+    why: SnippetWhy
+    compatibility: Compatibility
+
+
+@strawberry.type
+class SnippetVersion:
+    id: str
+    version: int
+    latest: bool
+    parent_id: str | None
+    reason: str | None
+    review_status: str | None
+
+
+@strawberry.type(description="An episode on the other side of the bridge.")
+class LinkedEpisode:
+    id: str
+    relation: str
+    outcome: str | None
+    summary: str | None
+    task_id: str | None
+    created_at: datetime | None
+
+
+@strawberry.type
+class VerifiedEnvironment:
+    key: str
+    os: str | None
+    os_version: str | None
+    arch: str | None
+    runtime: str | None
+    runtime_version: str | None
+
+
+@strawberry.type
+class TouchedFile:
+    path: str
+    hunks: int | None
+    added: int | None
+    removed: int | None
+    symbols: list[str]
+
+
+@strawberry.type
+class OutcomeNote:
+    at: str | None
+    success: bool | None
+    note: str
+
+
+@strawberry.type(description="A snippet with its versions, the episodes linked to it and where it worked.")
+class SnippetDetail:
+    snippet: Snippet
+    versions: list[SnippetVersion]
+    episodes: list[LinkedEpisode]
+    environments: list[VerifiedEnvironment]
+    touched: list[TouchedFile]
+    notes: list[OutcomeNote]
+    compatibility: Compatibility
+
+
+@strawberry.type(description="What happened to a recorded snippet, and the snippet as stored.")
+class SnippetRecordResult:
+    id: str | None
+    status: str = strawberry.field(description="written | unchanged | refused")
+    errors: list[Problem]
+    snippet: Snippet | None
+
+
+@strawberry.type(description="Reuse statistics of a snippet or an episode after an outcome.")
+class OutcomeStats:
+    memory_id: str
+    kind: str = strawberry.field(description="Snippet | Episode")
+    uses: int
+    successes: int
+    failures: int
+    success_rate: float | None
+    notes: list[OutcomeNote]
+
+
+def _json_list(value: Any) -> list[dict[str, Any]]:
+    loaded = json.loads(value) if isinstance(value, str) and value else []
+    return loaded if isinstance(loaded, list) else []
+
+
+def snippet_view(row: dict[str, Any]) -> Snippet:
+    """A stored snippet (as graph/snippets.py returns it) as its GraphQL type."""
+    return Snippet(
+        id=row["id"], project=row["project"], name=row.get("name"), language=row["language"],
+        kind=row["kind"], template=row["template"], description=row.get("description"),
+        signature=row.get("signature"),
+        parameters=[CodeParameter(name=p["name"], type=p.get("type"), default=p.get("default"))
+                    for p in _json_list(row.get("parameters"))],
+        template_parameters=[TemplateParameter(name=p["name"], kind=p["kind"],
+                                               example=p.get("example"))
+                             for p in _json_list(row.get("template_parameters"))],
+        imports=list(row.get("imports") or []), calls=list(row.get("calls") or []),
+        size=row.get("size") or 0, risk=row.get("risk") or "none",
+        findings=[Finding(rule=f["rule"], line=f["line"], severity=f["severity"],
+                          message=f["message"]) for f in _json_list(row.get("findings"))],
+        review_status=row.get("review_status") or "unreviewed",
+        pending=row.get("review_status") == "pending",
+        version=row.get("version") or 1, latest=row.get("latest") is not False,
+        uses=row.get("uses") or 0, successes=row.get("successes") or 0,
+        failures=row.get("failures") or 0, success_rate=row.get("success_rate"),
+        recorded=row.get("recorded") or 0, files=list(row.get("files") or []),
+        symbols=list(row.get("symbols") or []), tests=list(row.get("tests") or []),
+        examples=list(row.get("examples") or []),
+        requires=[Requirement(name=r["name"], spec=r.get("spec"),
+                              verified_ranges=[s for s in r.get("specs") or [] if s])
+                  for r in row.get("requires") or []],
+    )  # fmt: skip
+
+
+def _compatibility(verdict: Verdict) -> Compatibility:
+    return Compatibility(status=verdict.status, reasons=list(verdict.reasons))
+
+
+def _hit(found: FoundSnippet, verdict: Verdict) -> SnippetHit:
+    why = SnippetWhy(
+        semantic=found.channels.get("semantic"),
+        fulltext=found.channels.get("fulltext"),
+        structure=[StructureMatch(facet=m["facet"], wanted=m["wanted"], found=m["found"])
+                   for m in found.matched],
+        ranks=found.ranks,
+    )
+    return SnippetHit(snippet=snippet_view(found.snippet), score=found.score, why=why,
+                      compatibility=_compatibility(verdict))
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _notes(entries: list[str] | None) -> list[OutcomeNote]:
+    notes = [service.parse_note(e) for e in entries or []]
+    return [OutcomeNote(at=n.get("at"), success=n.get("success"), note=str(n.get("note") or ""))
+            for n in notes]
+
+
+def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> SnippetDetail:
+    return SnippetDetail(
+        snippet=snippet_view(row),
+        versions=[SnippetVersion(id=v["id"], version=v["version"] or 1,
+                                 latest=v.get("latest") is not False, parent_id=v.get("parent_id"),
+                                 reason=v.get("reason"), review_status=v.get("review_status"))
+                  for v in row["versions"]],
+        episodes=[LinkedEpisode(id=e["id"], relation=e["relation"], outcome=e.get("outcome"),
+                                summary=e.get("summary"), task_id=e.get("task_id"),
+                                created_at=_native(e.get("created_at")))
+                  for e in row["episodes"]],
+        environments=[VerifiedEnvironment(key=v["key"], os=v.get("os"),
+                                          os_version=v.get("os_version"), arch=v.get("arch"),
+                                          runtime=v.get("runtime"),
+                                          runtime_version=v.get("runtime_version"))
+                      for v in row["environments"]],
+        touched=[TouchedFile(path=t["path"], hunks=t.get("hunks"), added=t.get("added"),
+                             removed=t.get("removed"), symbols=list(t.get("symbols") or []))
+                 for t in row["touched"]],
+        notes=_notes(row.get("outcome_notes")),
+        compatibility=_compatibility(verdict_for(row, environment)),
+    )  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """Strawberry input objects → the plain JSON shape the record models validate."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__strawberry_definition__"):
+        return {k: _plain(v) for k, v in vars(value).items() if v is not None}
+    return value
+
+
+def _environment(value: Any) -> EnvironmentRecord | None:
+    """A GraphQL environment as the record model (which checks it: errors name the field)."""
+    return None if value is None else EnvironmentRecord.model_validate(_plain(value))
+
+
+@strawberry.type
+class SnippetQuery:
+    @strawberry.field(description="Snippets by meaning and by structure (imports, calls).")
+    async def search_snippets(
+        self,
+        info: Info,
+        project: str,
+        query: str | None = None,
+        language: str | None = None,
+        imports: list[str] | None = None,
+        calls: list[str] | None = None,
+        kind: Kind | None = None,
+        k: int = 10,
+        environment: Environment | None = None,
+    ) -> list[SnippetHit]:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        found = await service.search(
+            services, project=project, query=query, language=language,
+            kind=_plain(kind), imports=imports or [], calls=calls or [], k=k,
+            environment=_environment(environment),
+        )  # fmt: skip
+        return [_hit(hit, verdict) for hit, verdict in found]
+
+    @strawberry.field(description="One snippet with its versions, requirements and episodes.")
+    async def snippet(
+        self, info: Info, project: str, id: str, environment: Environment | None = None
+    ) -> SnippetDetail | None:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        row = await service.read_snippet(services, project, id)
+        return None if row is None else _detail(row, _environment(environment))
+
+
+@strawberry.type
+class SnippetMutation:
+    @strawberry.mutation(description="Record one snippet; analysed, sanitized and versioned.")
+    async def record_snippet(self, info: Info, input: SnippetRecordInput) -> SnippetRecordResult:
+        services = info.context.ready_services()
+        info.context.caller.require(input.project)
+        done = await service.record_snippet(services, _plain(input))
+        from metisgraph.api.schema import FieldError  # the schema module imports this one
+
+        return SnippetRecordResult(
+            id=done.id,
+            status=done.status,
+            errors=[FieldError(field=e.field, message=e.message) for e in done.errors],
+            snippet=snippet_view(done.snippet) if done.snippet else None,
+        )
+
+    @strawberry.mutation(description="Report whether reusing a snippet or an episode worked.")
+    async def record_outcome(
+        self, info: Info, project: str, memory_id: str, success: bool, note: str | None = None
+    ) -> OutcomeStats:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        row = await service.report_outcome(services, project, memory_id, success, note)
+        return OutcomeStats(
+            memory_id=row["id"], kind=row["label"], uses=row["uses"], successes=row["successes"],
+            failures=row["failures"], success_rate=row["success_rate"], notes=_notes(row["notes"]),
+        )  # fmt: skip

@@ -1,0 +1,72 @@
+// The metisgraph schema, applied idempotently at start-up (metisgraph schema apply).
+// Every node carries `project` (the tenant); identity is (project, id) or (project, key)
+// where identity is content (errors, environments).
+// Statements are separated by semicolons. Cypher 25 for vector indexes with filter properties.
+
+CREATE CONSTRAINT project_name IF NOT EXISTS FOR (p:Project) REQUIRE p.name IS UNIQUE;
+CREATE CONSTRAINT task_key IF NOT EXISTS FOR (t:Task) REQUIRE (t.project, t.id) IS UNIQUE;
+CREATE CONSTRAINT episode_key IF NOT EXISTS FOR (e:Episode) REQUIRE (e.project, e.id) IS UNIQUE;
+CREATE CONSTRAINT snippet_key IF NOT EXISTS FOR (s:Snippet) REQUIRE (s.project, s.id) IS UNIQUE;
+CREATE CONSTRAINT error_key IF NOT EXISTS FOR (r:Error) REQUIRE (r.project, r.key) IS UNIQUE;
+CREATE CONSTRAINT environment_key IF NOT EXISTS FOR (v:Environment) REQUIRE (v.project, v.key) IS UNIQUE;
+CREATE CONSTRAINT tool_key IF NOT EXISTS FOR (t:Tool) REQUIRE (t.project, t.name) IS UNIQUE;
+CREATE CONSTRAINT package_key IF NOT EXISTS FOR (k:Package) REQUIRE (k.project, k.name) IS UNIQUE;
+CREATE CONSTRAINT tag_key IF NOT EXISTS FOR (g:Tag) REQUIRE (g.project, g.name) IS UNIQUE;
+CREATE CONSTRAINT pattern_key IF NOT EXISTS FOR (p:Pattern) REQUIRE (p.project, p.id) IS UNIQUE;
+
+// Range indexes for the properties recall filters on.
+CREATE INDEX episode_outcome IF NOT EXISTS FOR (e:Episode) ON (e.project, e.outcome);
+CREATE INDEX episode_review IF NOT EXISTS FOR (e:Episode) ON (e.project, e.review_status);
+CREATE INDEX episode_created IF NOT EXISTS FOR (e:Episode) ON (e.project, e.created_at);
+CREATE INDEX episode_task IF NOT EXISTS FOR (e:Episode) ON (e.project, e.task_id);
+CREATE INDEX episode_tags IF NOT EXISTS FOR (e:Episode) ON (e.tags);
+CREATE INDEX snippet_language IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.language);
+CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);
+CREATE INDEX snippet_content IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.content_key);
+CREATE INDEX error_kind IF NOT EXISTS FOR (r:Error) ON (r.project, r.kind);
+CREATE INDEX error_signature IF NOT EXISTS FOR (r:Error) ON (r.signature);
+
+// Vector indexes, cosine. {{dimensions}} is the embedding model's dimension (384 for
+// all-MiniLM-L6-v2), filled in as a checked integer. The WITH list names the
+// properties that SEARCH ... WHERE may filter on inside the index.
+CYPHER 25 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS
+FOR (e:Episode) ON e.embedding
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+CYPHER 25 CREATE VECTOR INDEX snippet_embedding IF NOT EXISTS
+FOR (s:Snippet) ON s.embedding
+WITH [s.project, s.recallable, s.language, s.kind, s.review_status]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+CYPHER 25 CREATE VECTOR INDEX error_embedding IF NOT EXISTS
+FOR (r:Error) ON r.embedding
+WITH [r.project, r.category]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+CYPHER 25 CREATE VECTOR INDEX pattern_embedding IF NOT EXISTS
+FOR (p:Pattern) ON p.embedding
+WITH [p.project]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+// Full-text indexes (Lucene, English analyser: stop words out, stems in) over episode and
+// snippet text. `keywords` holds identifiers split into their parts (FooBarException ->
+// foo bar exception) so words inside code match.
+CREATE FULLTEXT INDEX episode_text IF NOT EXISTS
+FOR (e:Episode) ON EACH [e.title, e.summary, e.reasoning, e.observation, e.error_text, e.action_command, e.keywords]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+
+CREATE FULLTEXT INDEX snippet_text IF NOT EXISTS
+FOR (s:Snippet) ON EACH [s.name, s.description, s.signature, s.template, s.keywords]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+
+CREATE FULLTEXT INDEX error_text IF NOT EXISTS
+FOR (r:Error) ON EACH [r.kind, r.template, r.frames_text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+
+// Code memory: the symbols snippets import, call or touch, the files they touch, and the
+// lineage (identity of purpose) that links the versions of a snippet.
+CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (y:Symbol) REQUIRE (y.project, y.name) IS UNIQUE;
+CREATE CONSTRAINT file_key IF NOT EXISTS FOR (f:File) REQUIRE (f.project, f.path) IS UNIQUE;
+CREATE INDEX symbol_tail IF NOT EXISTS FOR (y:Symbol) ON (y.project, y.tail);
+CREATE INDEX snippet_lineage IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.lineage);

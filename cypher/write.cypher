@@ -1,0 +1,141 @@
+// Writes: batched UNWIND ... MERGE, idempotent by content keys. Every row carries `project`.
+// Values arrive only as parameters.
+
+// name: existing_episode_hashes
+// mode: read
+UNWIND $keys AS key
+MATCH (e:Episode {project: key.project, id: key.id})
+RETURN e.project AS project, e.id AS id, e.content_hash AS content_hash
+
+// name: existing_error_keys
+// mode: read
+UNWIND $keys AS key
+MATCH (r:Error {project: key.project, key: key.key})
+WHERE r.embedding IS NOT NULL
+RETURN r.project AS project, r.key AS key
+
+// name: upsert_projects
+// mode: write
+UNWIND $projects AS name
+MERGE (p:Project {name: name})
+ON CREATE SET p.created_at = datetime()
+
+// name: upsert_tasks
+// mode: write
+UNWIND $rows AS row
+MERGE (t:Task {project: row.project, id: row.id})
+ON CREATE SET t.recorded_at = datetime()
+SET t += row.props
+WITH t, row
+MATCH (p:Project {name: row.project})
+MERGE (p)-[:HAS_TASK]->(t)
+
+// name: upsert_episodes
+// mode: write
+UNWIND $rows AS row
+MERGE (e:Episode {project: row.project, id: row.id})
+ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failures = 0,
+              e.review_status = row.review_status
+SET e += row.props,
+    e.created_at = coalesce(row.created_at, e.created_at, datetime()),
+    e.embedding = row.embedding,
+    e.recallable = coalesce(e.review_status, row.review_status) <> 'rejected'
+WITH e, row
+WHERE row.task_id IS NOT NULL
+MERGE (t:Task {project: row.project, id: row.task_id})
+ON CREATE SET t.recorded_at = datetime(), t.goal = null, t.status = 'open'
+MERGE (t)-[:HAS_EPISODE]->(e)
+
+// name: link_task_chains
+// mode: write
+// NEXT links consecutive steps of each task, in step order (then created_at, id).
+UNWIND $tasks AS key
+MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
+WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
+WITH t, collect(e) AS steps
+UNWIND range(0, size(steps) - 2) AS i
+WITH steps[i] AS a, steps[i + 1] AS b
+MERGE (a)-[:NEXT]->(b)
+
+// name: upsert_errors
+// mode: write
+UNWIND $rows AS row
+MERGE (r:Error {project: row.project, key: row.key})
+ON CREATE SET r.kind = row.kind, r.category = row.category, r.signature = row.signature,
+              r.template = row.template, r.frames = row.frames, r.symbols = row.symbols,
+              r.frames_text = row.frames_text, r.sample = row.sample,
+              r.first_seen = row.seen, r.last_seen = row.seen
+SET r.first_seen = CASE WHEN row.seen < r.first_seen THEN row.seen ELSE r.first_seen END,
+    r.last_seen = CASE WHEN row.seen > r.last_seen THEN row.seen ELSE r.last_seen END,
+    r.embedding = coalesce(row.embedding, r.embedding)
+
+// name: link_errors
+// mode: write
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.episode_id})
+MATCH (r:Error {project: row.project, key: row.key})
+MERGE (e)-[:HIT]->(r)
+
+// name: upsert_environments
+// mode: write
+UNWIND $rows AS row
+MERGE (v:Environment {project: row.project, key: row.key})
+SET v.os = row.os, v.os_version = row.os_version, v.arch = row.arch,
+    v.runtime = row.runtime, v.runtime_version = row.runtime_version,
+    v.package_count = size(row.packages)
+WITH v, row
+CALL (v, row) {
+  UNWIND row.packages AS pkg
+  MERGE (k:Package {project: row.project, name: pkg.name})
+  MERGE (v)-[h:HAS_PACKAGE]->(k)
+  SET h.version = pkg.version
+}
+WITH v, row
+UNWIND row.episode_ids AS episode_id
+MATCH (e:Episode {project: row.project, id: episode_id})
+MERGE (e)-[:IN_ENV]->(v)
+
+// name: upsert_tools
+// mode: write
+UNWIND $rows AS row
+MERGE (t:Tool {project: row.project, name: row.name})
+ON CREATE SET t.kind = row.kind
+WITH t, row
+UNWIND row.episode_ids AS episode_id
+MATCH (e:Episode {project: row.project, id: episode_id})
+MERGE (e)-[:USED_TOOL]->(t)
+
+// name: upsert_tags
+// mode: write
+UNWIND $rows AS row
+MERGE (g:Tag {project: row.project, name: row.name})
+WITH g, row
+UNWIND row.episode_ids AS episode_id
+MATCH (e:Episode {project: row.project, id: episode_id})
+MERGE (e)-[:TAGGED]->(g)
+
+// name: memorize_resolution
+// mode: write
+// A task that ended resolved: the episode that resolved it RESOLVED the errors the task hit,
+// and earlier open (unknown / partial) episodes are marked resolved, linked to it.
+// Failures keep their outcome and their errors.
+UNWIND $tasks AS key
+MATCH (t:Task {project: key.project, id: key.id})
+WHERE t.status = 'resolved'
+MATCH (t)-[:HAS_EPISODE]->(e:Episode)
+WITH t, e ORDER BY coalesce(e.step, -1) DESC, e.created_at DESC
+WITH t, collect(e) AS episodes
+WITH t, episodes, head([x IN episodes WHERE x.outcome = 'success'] + episodes) AS final
+CALL (t, episodes, final) {
+  UNWIND episodes AS e
+  WITH e, final
+  WHERE e <> final AND e.outcome IN ['unknown', 'partial']
+  SET e.resolution = 'resolved', e.resolved_by = final.id
+  MERGE (e)-[:RESOLVED_BY]->(final)
+}
+CALL (t, final) {
+  MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:HIT]->(r:Error)
+  WITH DISTINCT r, final
+  MERGE (final)-[:RESOLVED]->(r)
+}
+SET final.resolution = 'resolves_task'

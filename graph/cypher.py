@@ -1,0 +1,83 @@
+"""Named Cypher queries, loaded from the .cypher files shipped in metisgraph.cypher.
+
+A query file holds blocks that start with a header comment::
+
+    // name: upsert_episodes
+    // mode: write
+    UNWIND $rows AS row ...
+
+``schema.cypher`` is different: statements separated by ``;`` applied in order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+__all__ = ["Query", "QueryNotFound", "load_queries", "query", "schema_statements"]
+
+_PACKAGE = "metisgraph.cypher"
+_HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
+_MODE = re.compile(r"^//\s*mode:\s*(read|write)\s*$", re.MULTILINE)
+
+
+class QueryNotFound(KeyError):
+    """No query of that name in the shipped .cypher files."""
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    text: str
+    mode: Literal["read", "write"]
+    source: str
+
+
+def _blocks(source: str, text: str) -> list[Query]:
+    headers = list(_HEADER.finditer(text))
+    out: list[Query] = []
+    for i, header in enumerate(headers):
+        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
+        body = text[header.end() : end]
+        mode_match = _MODE.search(body)
+        if mode_match is None:
+            raise ValueError(f"{source}: query {header.group(1)!r} has no '// mode:' line")
+        lines = [ln for ln in body.splitlines() if not ln.lstrip().startswith("//")]
+        cypher = "\n".join(lines).strip().rstrip(";").strip()
+        mode: Literal["read", "write"] = "read" if mode_match.group(1) == "read" else "write"
+        out.append(Query(header.group(1), cypher, mode, source))
+    return out
+
+
+@cache
+def load_queries() -> dict[str, Query]:
+    """Every named query in the package, by name; duplicate names are an error."""
+    queries: dict[str, Query] = {}
+    for entry in sorted(resources.files(_PACKAGE).iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".cypher") or entry.name == "schema.cypher":
+            continue
+        for q in _blocks(entry.name, entry.read_text(encoding="utf-8")):
+            if q.name in queries:
+                raise ValueError(
+                    f"query {q.name!r} defined in {queries[q.name].source} and {q.source}"
+                )
+            queries[q.name] = q
+    return queries
+
+
+def query(name: str) -> Query:
+    try:
+        return load_queries()[name]
+    except KeyError:
+        raise QueryNotFound(name) from None
+
+
+@cache
+def schema_statements() -> tuple[str, ...]:
+    """The schema (constraints and indexes) as individual statements, in file order."""
+    text = resources.files(_PACKAGE).joinpath("schema.cypher").read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("//")]
+    return tuple(s.strip() for s in "\n".join(lines).split(";") if s.strip())

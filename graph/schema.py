@@ -1,0 +1,68 @@
+"""Apply the schema in cypher/schema.cypher idempotently and wait for the indexes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from metisgraph.graph.cypher import schema_statements
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["SchemaMismatch", "SchemaReport", "apply_schema", "schema_for"]
+
+_WITH_FILTERS = re.compile(r"\bWITH\s*\[[^\]]*\]\s*(?=OPTIONS)", re.IGNORECASE)
+
+
+class SchemaMismatch(RuntimeError):
+    """The database holds indexes built for another embedding dimension."""
+
+
+@dataclass(frozen=True)
+class SchemaReport:
+    statements: int
+    indexes: dict[str, str]  # name -> state
+    vector_filters: bool
+
+
+def schema_for(dimensions: int, *, vector_filters: bool) -> list[str]:
+    """The schema statements for this embedding dimension and server capability."""
+    if not isinstance(dimensions, int) or not 1 <= dimensions <= 4096:
+        raise ValueError(f"embedding dimension must be an integer in 1..4096, got {dimensions!r}")
+    out = []
+    for statement in schema_statements():
+        text = statement.replace("{{dimensions}}", str(dimensions))
+        if not vector_filters:
+            # Before 2026.02 vector indexes take no filter properties; recall over-fetches instead.
+            text = _WITH_FILTERS.sub("", text).removeprefix("CYPHER 25").strip()
+        out.append(text)
+    return out
+
+
+async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
+    rows = await store.run_text(
+        "SHOW VECTOR INDEXES YIELD name, options "
+        "RETURN name, options.indexConfig['vector.dimensions'] AS dimensions",
+        read=True,
+    )
+    wrong = {r["name"]: r["dimensions"] for r in rows if r["dimensions"] not in (None, dimensions)}
+    if wrong:
+        raise SchemaMismatch(
+            f"vector indexes {wrong} were built for another embedding dimension than the "
+            f"model's {dimensions}; use a fresh database or the model they were built with"
+        )
+
+
+async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300) -> SchemaReport:
+    """Create missing constraints and indexes, then wait until every index is online."""
+    info = await store.server_info()
+    await _check_dimensions(store, dimensions)
+    statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
+    for statement in statements:
+        await store.run_text(statement)
+    await store.run_text("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})
+    rows = await store.run_text("SHOW INDEXES YIELD name, state RETURN name, state", read=True)
+    return SchemaReport(
+        statements=len(statements),
+        indexes={r["name"]: r["state"] for r in rows},
+        vector_filters=info.supports_vector_filters,
+    )

@@ -1,0 +1,101 @@
+"""The one handle on Neo4j a process needs: a driver, a database name and the named queries."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+
+from metisgraph.graph.cypher import query
+from metisgraph.graph.settings import Neo4jSettings
+
+__all__ = ["GraphStore", "ServerInfo", "open_driver"]
+
+# Cypher 25's SEARCH ... WHERE (filters inside the vector index) is GA from 2026.02.
+_SEARCH_FILTER_SINCE = (2026, 2)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    version: str
+    edition: str
+
+    @property
+    def version_tuple(self) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", self.version)[:3])
+
+    @property
+    def supports_vector_filters(self) -> bool:
+        """True when vector indexes take filter properties and SEARCH ... WHERE works."""
+        return self.version_tuple[:2] >= _SEARCH_FILTER_SINCE
+
+
+def open_driver(uri: str, username: str, password: str) -> AsyncDriver:
+    """One driver per process; sized for a small API server."""
+    return AsyncGraphDatabase.driver(
+        uri,
+        auth=(username, password),
+        max_connection_pool_size=50,
+        connection_acquisition_timeout=30.0,
+        notifications_min_severity="OFF",
+    )
+
+
+def driver_from_settings(settings: Neo4jSettings, password: str | None = None) -> AsyncDriver:
+    if not settings.uri:
+        raise ValueError("NEO4J_URI is not set")
+    secret = password or (settings.password.get_secret_value() if settings.password else "")
+    return open_driver(settings.uri, settings.username, secret)
+
+
+class GraphStore:
+    """Runs the named queries of cypher/*.cypher. Receives the driver; does no I/O when built."""
+
+    def __init__(self, driver: AsyncDriver, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named query in one managed transaction (reads routed as reads)."""
+        q = query(name)
+        return await self.run_text(q.text, params, read=q.mode == "read")
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        result = await self.driver.execute_query(
+            text,
+            parameters_=params or {},
+            routing_=RoutingControl.READ if read else RoutingControl.WRITE,
+            database_=self.database,
+        )
+        return [record.data() for record in result.records]
+
+    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
+        """Run several named write queries in one managed transaction (all or nothing)."""
+        texts = [(query(name).text, params) for name, params in steps]
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            for text, params in texts:
+                result = await tx.run(text, params)
+                await result.consume()
+
+        async with self.driver.session(database=self.database) as session:
+            await session.execute_write(work)
+
+    async def server_info(self) -> ServerInfo:
+        rows = await self.run_text(
+            "CALL dbms.components() YIELD name, versions, edition "
+            "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
+            read=True,
+        )
+        return ServerInfo(version=rows[0]["version"], edition=rows[0]["edition"])
+
+    async def ping(self) -> bool:
+        try:
+            await self.driver.verify_connectivity()
+        except Exception:
+            return False
+        return True

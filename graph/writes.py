@@ -1,0 +1,74 @@
+"""Write prepared memory to the graph: one transaction per batch, idempotent MERGEs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["WriteBatch", "existing_episode_hashes", "existing_error_keys", "write_batch"]
+
+Row = dict[str, Any]
+
+
+@dataclass
+class WriteBatch:
+    """Rows ready for the write queries in cypher/write.cypher (plain data, no models)."""
+
+    projects: set[str] = field(default_factory=set)
+    tasks: list[Row] = field(default_factory=list)
+    episodes: list[Row] = field(default_factory=list)
+    errors: list[Row] = field(default_factory=list)
+    error_links: list[Row] = field(default_factory=list)
+    environments: list[Row] = field(default_factory=list)
+    tools: list[Row] = field(default_factory=list)
+    tags: list[Row] = field(default_factory=list)
+    chained_tasks: list[Row] = field(
+        default_factory=list
+    )  # {project, id} whose NEXT chain to refresh
+    resolved_tasks: list[Row] = field(default_factory=list)  # {project, id} to memorize
+    extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order
+
+    def steps(self) -> list[tuple[str, dict[str, Any]]]:
+        plan: list[tuple[str, dict[str, Any]]] = []
+        if self.projects:
+            plan.append(("upsert_projects", {"projects": sorted(self.projects)}))
+        for name, key, rows in (
+            ("upsert_tasks", "rows", self.tasks),
+            ("upsert_episodes", "rows", self.episodes),
+            ("upsert_errors", "rows", self.errors),
+            ("link_errors", "rows", self.error_links),
+            ("upsert_environments", "rows", self.environments),
+            ("upsert_tools", "rows", self.tools),
+            ("upsert_tags", "rows", self.tags),
+            ("link_task_chains", "tasks", self.chained_tasks),
+        ):
+            if rows:
+                plan.append((name, {key: rows}))
+        plan.extend(self.extra)
+        if self.resolved_tasks:
+            plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))
+        return plan
+
+
+async def write_batch(store: GraphStore, batch: WriteBatch) -> None:
+    steps = batch.steps()
+    if steps:
+        await store.write_many(steps)
+
+
+async def existing_episode_hashes(store: GraphStore, keys: list[Row]) -> dict[tuple[str, str], str]:
+    """(project, id) -> content hash for the episodes already stored."""
+    if not keys:
+        return {}
+    rows = await store.run("existing_episode_hashes", keys=keys)
+    return {(r["project"], r["id"]): r["content_hash"] for r in rows}
+
+
+async def existing_error_keys(store: GraphStore, keys: list[Row]) -> set[tuple[str, str]]:
+    """(project, key) of the errors already stored with an embedding."""
+    if not keys:
+        return set()
+    rows = await store.run("existing_error_keys", keys=keys)
+    return {(r["project"], r["key"]) for r in rows}

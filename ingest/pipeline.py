@@ -1,0 +1,322 @@
+"""The one ingest pipeline: validate → sanitize → extract → embed → write, in batches.
+
+Files, the CLI and GraphQL all come through here. A refused record never stops a
+batch; it is counted, reported with its file, line and field, and kept in the
+dead-letter file when one is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+
+from metisgraph.graph.store import GraphStore
+from metisgraph.graph.writes import (
+    WriteBatch,
+    existing_episode_hashes,
+    existing_error_keys,
+    write_batch,
+)
+from metisgraph.ingest.adapters.base import Parsed, Refused
+from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.prepare import PreparedEpisode, PreparedTask, prepare_episode, prepare_task
+from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, TaskStatus
+from metisgraph.ingest.snippets import (
+    PreparedSnippet,
+    place_versions,
+    prepare_snippets,
+    snippet_record_results,
+    snippet_write_steps,
+    snippets_to_embed,
+)
+
+__all__ = ["DeadLetter", "IngestSummary", "Ingestor", "RecordResult"]
+
+Item = Parsed | Refused
+
+
+@dataclass
+class RecordResult:
+    """What happened to one record: its id and whether it was written, unchanged or refused."""
+
+    kind: str
+    id: str | None
+    status: str  # written | unchanged | refused
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IngestSummary:
+    read: int = 0
+    tasks: int = 0
+    written: int = 0
+    unchanged: int = 0
+    refused: int = 0
+    errors: int = 0
+    environments: int = 0
+    tools: int = 0
+    snippets: int = 0
+    refusals: list[Refused] = field(default_factory=list)
+    results: list[RecordResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        keys = (
+            "read",
+            "tasks",
+            "written",
+            "unchanged",
+            "refused",
+            "errors",
+            "environments",
+            "tools",
+            "snippets",
+        )
+        return {k: getattr(self, k) for k in keys}
+
+
+class DeadLetter:
+    """Refused records, one JSON object a line, with where they came from and why."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
+
+    @classmethod
+    def open(cls, path: Path) -> DeadLetter:
+        return cls(path.open("a", encoding="utf-8"))
+
+    def keep(self, refused: Refused) -> None:
+        entry = refused.as_dead_letter()
+        self._handle.write(json.dumps(entry, default=str, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+@dataclass
+class _Batch:
+    tasks: list[TaskRecord] = field(default_factory=list)
+    episodes: list[EpisodeRecord] = field(default_factory=list)
+    snippets: list[SnippetRecord] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.tasks) + len(self.episodes) + len(self.snippets)
+
+
+def _batches(
+    items: Iterable[Item], size: int, on_refused: Callable[[Refused], None]
+) -> Iterator[_Batch]:
+    batch = _Batch()
+    for item in items:
+        if isinstance(item, Refused):
+            on_refused(item)
+            continue
+        record = item.record
+        if isinstance(record, TaskRecord):
+            batch.tasks.append(record)
+        elif isinstance(record, EpisodeRecord):
+            batch.episodes.append(record)
+        else:
+            batch.snippets.append(record)
+        if len(batch) >= size:
+            yield batch
+            batch = _Batch()
+    if len(batch):
+        yield batch
+
+
+def _error_row(
+    project: str, error: Any, seen: datetime, embedding: list[float] | None
+) -> dict[str, Any]:
+    return {
+        "project": project,
+        "key": error.key,
+        "kind": error.kind,
+        "category": error.category,
+        "signature": error.signature,
+        "template": error.template,
+        "frames": list(error.frames),
+        "symbols": list(error.symbols),
+        "frames_text": " ".join(error.frames + error.symbols),
+        "sample": error.sample,
+        "seen": seen,
+        "embedding": embedding,
+    }
+
+
+def _group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], ...]:
+    environments: dict[tuple[str, str], dict[str, Any]] = {}
+    tools: dict[tuple[str, str], dict[str, Any]] = {}
+    tags: dict[tuple[str, str], dict[str, Any]] = {}
+    for ep in episodes:
+        env = ep.environment
+        if env is not None:
+            row = environments.setdefault(
+                (ep.project, env.key),
+                {
+                    "project": ep.project,
+                    "key": env.key,
+                    "os": env.os,
+                    "os_version": env.os_version,
+                    "arch": env.arch,
+                    "runtime": env.runtime,
+                    "runtime_version": env.runtime_version,
+                    "packages": [
+                        {"name": n, "version": v} for n, v in sorted(env.packages.items())
+                    ],
+                    "episode_ids": [],
+                },
+            )
+            row["episode_ids"].append(ep.id)
+        for tool in ep.tools:
+            row = tools.setdefault(
+                (ep.project, tool.name),
+                {"project": ep.project, "name": tool.name, "kind": tool.kind, "episode_ids": []},
+            )
+            row["episode_ids"].append(ep.id)
+        for tag in ep.tags:
+            row = tags.setdefault(
+                (ep.project, tag), {"project": ep.project, "name": tag, "episode_ids": []}
+            )
+            row["episode_ids"].append(ep.id)
+    return list(environments.values()), list(tools.values()), list(tags.values())
+
+
+class Ingestor:
+    """Runs records through the pipeline and writes them, one transaction per batch."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 256) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.batch_size = batch_size
+
+    async def ingest(
+        self,
+        items: Iterable[Item],
+        *,
+        dead_letter: DeadLetter | None = None,
+        on_progress: Callable[[int], None] | None = None,
+        keep_results: bool = False,
+    ) -> IngestSummary:
+        summary = IngestSummary()
+
+        def refused(item: Refused) -> None:
+            summary.read += 1
+            summary.refused += 1
+            summary.refusals.append(item)
+            if keep_results:
+                summary.results.append(RecordResult("record", None, "refused", [item.describe()]))
+            if dead_letter is not None:
+                dead_letter.keep(item)
+            if on_progress:
+                on_progress(1)
+
+        for batch in _batches(items, self.batch_size, refused):
+            await self._ingest_batch(batch, summary, keep_results)
+            if on_progress:
+                on_progress(len(batch))
+        return summary
+
+    async def _ingest_batch(self, batch: _Batch, summary: IngestSummary, keep: bool) -> None:
+        summary.read += len(batch)
+        model = self.embedder.settings.model
+        tasks, episodes = await anyio.to_thread.run_sync(_prepare, batch, model)
+        existing = await existing_episode_hashes(
+            self.store, [{"project": e.project, "id": e.id} for e in episodes]
+        )
+        changed = [e for e in episodes if existing.get((e.project, e.id)) != e.content_hash]
+        summary.unchanged += len(episodes) - len(changed)
+        write = WriteBatch(projects={t.project for t in tasks} | {e.project for e in episodes})
+        write.tasks = [t.row() for t in tasks]
+        await self._add_episodes(write, changed)
+        snippets = await self._add_snippets(write, changed, batch.snippets)
+        summary.snippets += len({(s.project, s.id) for s in snippets})
+        write.resolved_tasks = [
+            {"project": t.project, "id": t.id}
+            for t in tasks
+            if t.props["status"] == TaskStatus.resolved
+        ]
+        await write_batch(self.store, write)
+        summary.tasks += len(tasks)
+        summary.written += len(changed)
+        summary.errors += len(write.errors)
+        summary.environments += len(write.environments)
+        summary.tools += len(write.tools)
+        if keep:
+            summary.results.extend(RecordResult("task", t.id, "written") for t in tasks)
+            changed_ids = {(e.project, e.id) for e in changed}
+            summary.results.extend(
+                RecordResult(
+                    "episode", e.id, "written" if (e.project, e.id) in changed_ids else "unchanged"
+                )
+                for e in episodes
+            )
+            summary.results.extend(
+                RecordResult("snippet", sid, status, errors)
+                for sid, status, errors in snippet_record_results(batch.snippets, snippets)
+            )
+
+    async def _add_episodes(self, write: WriteBatch, episodes: list[PreparedEpisode]) -> None:
+        if not episodes:
+            return
+        vectors = await self.embedder.aencode([e.text_for_embedding for e in episodes])
+        write.episodes = [e.row(v.tolist()) for e, v in zip(episodes, vectors, strict=True)]
+        await self._add_errors(write, episodes)
+        write.environments, write.tools, write.tags = _group_rows(episodes)
+        write.chained_tasks = [
+            {"project": p, "id": t}
+            for p, t in sorted({(e.project, e.task_id) for e in episodes if e.task_id})
+        ]
+
+    async def _add_snippets(
+        self, write: WriteBatch, episodes: list[PreparedEpisode], records: list[SnippetRecord]
+    ) -> list[PreparedSnippet]:
+        """Code from the episodes (inline, extracted) and snippet records: analysed, embedded once,
+        versioned against what is stored. Returns the prepared snippets (several may share an id)."""
+        snippets = await anyio.to_thread.run_sync(prepare_snippets, episodes, records)
+        if not snippets:
+            return []
+        write.projects |= {s.project for s in snippets}
+        todo = await snippets_to_embed(self.store, snippets)
+        await place_versions(self.store, snippets)
+        vectors = await self.embedder.aencode([s.text_for_embedding for s in todo])
+        embedded = {(s.project, s.id): v.tolist() for s, v in zip(todo, vectors, strict=True)}
+        write.extra.extend(snippet_write_steps(snippets, embedded))
+        return snippets
+
+    async def _add_errors(self, write: WriteBatch, episodes: list[PreparedEpisode]) -> None:
+        now = datetime.now(UTC)
+        distinct: dict[tuple[str, str], tuple[Any, datetime]] = {}
+        for ep in episodes:
+            for error in ep.errors:
+                seen = ep.created_at or now
+                distinct.setdefault((ep.project, error.key), (error, seen))
+                write.error_links.append(
+                    {"project": ep.project, "episode_id": ep.id, "key": error.key}
+                )
+        if not distinct:
+            return
+        known = await existing_error_keys(
+            self.store, [{"project": p, "key": k} for p, k in distinct]
+        )
+        fresh = [key for key in distinct if key not in known]
+        vectors = await self.embedder.aencode(
+            [f"{distinct[k][0].kind}: {distinct[k][0].template}" for k in fresh]
+        )
+        embedded = {k: v.tolist() for k, v in zip(fresh, vectors, strict=True)}
+        write.errors = [
+            _error_row(project, error, seen, embedded.get((project, key)))
+            for (project, key), (error, seen) in distinct.items()
+        ]
+
+
+def _prepare(batch: _Batch, model: str) -> tuple[list[PreparedTask], list[PreparedEpisode]]:
+    tasks = [prepare_task(t) for t in batch.tasks]
+    episodes = [prepare_episode(e, model) for e in batch.episodes]
+    return tasks, episodes

@@ -1,0 +1,225 @@
+"""Turn a validated record into what is stored: sanitized text, extracted links, embed text.
+
+Nothing raw leaves this module: every text is redacted (secrets) and abstracted
+(instance details) before it is stored or embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from metisgraph.ingest.abstraction import sanitize
+from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.errors import ErrorSignature, extract_errors
+from metisgraph.ingest.keywords import identifier_keywords
+from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
+from metisgraph.ingest.tools import ToolUse, extract_tools
+
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "PreparedEpisode",
+    "PreparedTask",
+    "embed_text",
+    "prepare_episode",
+    "prepare_task",
+    "sanitize_value",
+]
+
+DEFAULT_CONFIDENCE = {
+    Source.reviewer: 0.95,
+    Source.executed: 0.9,
+    Source.user: 0.7,
+    Source.inferred: 0.5,
+}
+# Long observations are kept (sanitized) for reading, but only their head is embedded.
+_EMBED_OBSERVATION_CHARS = 600
+_EMBED_CHARS = 2000
+
+
+def _digest(*parts: object) -> str:
+    blob = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _clean(text: str | None, details: dict[str, set[str]]) -> str | None:
+    if text is None:
+        return None
+    result = sanitize(text)
+    for kind, values in result.details.items():
+        details.setdefault(kind, set()).update(values)
+    return result.text
+
+
+def sanitize_value(value: Any, details: dict[str, set[str]]) -> Any:
+    """Sanitize every string inside a JSON-like value (facts, action parameters)."""
+    if isinstance(value, str):
+        return _clean(value, details)
+    if isinstance(value, dict):
+        return {str(k): sanitize_value(v, details) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [sanitize_value(v, details) for v in value]
+    return value
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+@dataclass
+class PreparedTask:
+    project: str
+    id: str
+    props: dict[str, Any]
+
+    def row(self) -> dict[str, Any]:
+        return {"project": self.project, "id": self.id, "props": self.props}
+
+
+def prepare_task(record: TaskRecord) -> PreparedTask:
+    details: dict[str, set[str]] = {}
+    goal = _clean(record.goal, details) or ""
+    constraints = [c for c in (_clean(c, details) for c in record.constraints) if c]
+    task_id = record.id or "task-" + _digest(record.project, goal, record.started_at)[:16]
+    props = {
+        "goal": goal,
+        "constraints": constraints,
+        "status": record.status.value,
+        "outcome": record.outcome.value,
+        "started_at": _utc(record.started_at),
+        "ended_at": _utc(record.ended_at),
+        "tags": list(record.tags),
+        "agent": _clean(record.agent, details),
+    }
+    return PreparedTask(record.project, task_id, props)
+
+
+@dataclass
+class PreparedEpisode:
+    """An episode ready to embed and write, with what was extracted from it."""
+
+    project: str
+    id: str
+    task_id: str | None
+    props: dict[str, Any]
+    text_for_embedding: str
+    content_hash: str
+    review_status: str
+    created_at: datetime | None
+    errors: list[ErrorSignature] = field(default_factory=list)
+    environment: EnvironmentFingerprint | None = None
+    tools: list[ToolUse] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    record: EpisodeRecord | None = None
+
+    def row(self, embedding: list[float] | None) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "id": self.id,
+            "task_id": self.task_id,
+            "review_status": self.review_status,
+            "created_at": self.created_at,
+            "props": self.props,
+            "embedding": embedding,
+        }
+
+
+def embed_text(props: dict[str, Any], errors: list[ErrorSignature]) -> str:
+    """What the vector of an episode stands for: title, summary, action, error, observation head."""
+    parts = [props.get("title"), props.get("summary")]
+    if props.get("action_command"):
+        parts.append(str(props["action_command"])[:300])
+    parts.extend(f"{e.kind}: {e.template}" for e in errors[:2])
+    if props.get("observation"):
+        parts.append(str(props["observation"])[:_EMBED_OBSERVATION_CHARS])
+    text = "\n".join(p for p in parts if p)
+    return text[:_EMBED_CHARS]
+
+
+def _episode_id(record: EpisodeRecord, props: dict[str, Any]) -> str:
+    if record.id:
+        return record.id
+    basis = (
+        record.project,
+        record.task_id,
+        record.step,
+        props["summary"],
+        props.get("action_command"),
+        props.get("observation"),
+        record.created_at,
+    )
+    return "ep-" + _digest(*basis)[:20]
+
+
+def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpisode:
+    """Sanitize, extract errors / environment / tools, and compute the content hash."""
+    details: dict[str, set[str]] = {}
+    action = record.action
+    props: dict[str, Any] = {
+        "task_id": record.task_id,
+        "step": record.step,
+        "kind": record.kind,
+        "title": _clean(record.title, details),
+        "summary": _clean(record.summary, details),
+        "reasoning": _clean(record.reasoning, details),
+        "action_type": action.type if action else None,
+        "action_command": _clean(action.command, details) if action else None,
+        "action_parameters": json.dumps(sanitize_value(action.parameters, details))
+        if action and action.parameters
+        else None,
+        "observation": _clean(record.observation, details),
+        "error_text": _clean(record.error, details),
+        "facts": json.dumps(sanitize_value(record.facts, details)) if record.facts else None,
+        "outcome": record.outcome.value,
+        "tags": list(record.tags),
+        "source": record.source.value,
+        "confidence": record.confidence
+        if record.confidence is not None
+        else DEFAULT_CONFIDENCE[record.source],
+    }
+    error_text = "\n".join(t for t in (props["error_text"], props["observation"]) if t)
+    errors = extract_errors(error_text) if error_text else []
+    environment = extract_environment(
+        [t for t in (props["observation"], props["action_command"]) if t], record.environment
+    )
+    tools = extract_tools(command=props["action_command"])
+    tools += [ToolUse(name=t.strip().lower(), kind="declared") for t in record.tools if t.strip()]
+    searchable = " ".join(
+        str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]
+    )
+    props["keywords"] = identifier_keywords(searchable + " " + (props["observation"] or "")[:4000])
+    props["details"] = (
+        json.dumps({k: sorted(v) for k, v in sorted(details.items())}) if details else None
+    )
+    episode_id = _episode_id(record, props)
+    text = embed_text(props, errors)
+    created_at = _utc(record.created_at)
+    content_hash = _digest(props, created_at, model_name)
+    props["content_hash"] = content_hash
+    return PreparedEpisode(
+        project=record.project,
+        id=episode_id,
+        task_id=record.task_id,
+        props=props,
+        text_for_embedding=text,
+        content_hash=content_hash,
+        review_status="unreviewed",
+        created_at=created_at,
+        errors=errors,
+        environment=environment,
+        tools=_dedupe_tools(tools),
+        tags=list(dict.fromkeys(record.tags)),
+        record=record,
+    )
+
+
+def _dedupe_tools(tools: list[ToolUse]) -> list[ToolUse]:
+    seen: dict[str, ToolUse] = {}
+    for tool in tools:
+        seen.setdefault(tool.name, tool)
+    return list(seen.values())

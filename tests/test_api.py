@@ -1,0 +1,156 @@
+"""The walking skeleton end to end: record through GraphQL, recall by meaning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+RECORD = """
+mutation($input: EpisodeInput!) {
+  recordEpisode(input: $input) { id status errors { field message } }
+}"""
+RECALL = """
+query($project: String!, $query: String!, $k: Int!) {
+  recall(project: $project, query: $query, k: $k) {
+    abstained reason
+    hits { score why { channels ranks } episode { id project summary outcome tags } }
+  }
+}"""
+
+EPISODES = [
+    (
+        "leak",
+        "The worker's resident memory climbed for days; valgrind showed buffers allocated in "
+        "parse_data never freed on the error path",
+        "success",
+    ),
+    (
+        "dns",
+        "Requests to the billing API failed because the resolver cache held a stale address "
+        "after the failover",
+        "failure",
+    ),
+    (
+        "tz",
+        "A report test failed around midnight because it compared the local date with UTC",
+        "success",
+    ),
+    (
+        "disk",
+        "The build agent ran out of disk space; old Docker layers filled the volume",
+        "success",
+    ),
+]
+
+
+def _record(gql: Any, project: str, ident: str, summary: str, outcome: str) -> dict[str, Any]:
+    body = gql(
+        RECORD,
+        {
+            "input": {
+                "project": project,
+                "id": ident,
+                "summary": summary,
+                "outcome": outcome,
+                "tags": ["area:ops"],
+            }
+        },
+    )
+    assert "errors" not in body, body
+    result: dict[str, Any] = body["data"]["recordEpisode"]
+    return result
+
+
+def test_health_and_readiness(client: Any) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    body = ready.json()
+    assert body["ready"] and body["neo4j"] and body["schema"] and body["model"]
+    assert body["neo4j_version"]
+
+
+def test_recall_finds_a_paraphrase_by_meaning(gql: Any, project: str) -> None:
+    for ident, summary, outcome in EPISODES:
+        assert _record(gql, project, ident, summary, outcome)["status"] == "written"
+    # Shares no content word with the leak episode: only meaning connects them.
+    body = gql(
+        RECALL,
+        {"project": project, "query": "our service needs more RAM the longer it stays up", "k": 3},
+    )
+    assert "errors" not in body, body
+    hits = body["data"]["recall"]["hits"]
+    assert hits[0]["episode"]["id"] == "leak"
+    assert hits[0]["episode"]["outcome"] == "success"
+    assert "vector" in hits[0]["why"]["channels"]
+    assert all(h["episode"]["project"] == project for h in hits)
+
+
+def test_recording_the_same_episode_twice_changes_nothing(gql: Any, project: str) -> None:
+    first = _record(gql, project, "same", "Restarted the cache to clear stale entries", "success")
+    second = _record(gql, project, "same", "Restarted the cache to clear stale entries", "success")
+    assert (first["status"], second["status"]) == ("written", "unchanged")
+
+
+def test_generated_ids_are_stable_for_the_same_content(gql: Any, project: str) -> None:
+    query = """mutation($input: EpisodeInput!) { recordEpisode(input: $input) { id status } }"""
+    episode = {"project": project, "summary": "Pinned numpy below 2 to keep the old ABI"}
+    one = gql(query, {"input": episode})["data"]["recordEpisode"]
+    two = gql(query, {"input": episode})["data"]["recordEpisode"]
+    assert one["id"] == two["id"] and one["id"].startswith("ep-")
+
+
+def test_projects_do_not_see_each_other(gql: Any, project: str) -> None:
+    _record(gql, project, "mine", "Rotated the TLS certificate before it expired", "success")
+    other = project + "-other"
+    body = gql(RECALL, {"project": other, "query": "TLS certificate rotation", "k": 5})
+    result = body["data"]["recall"]
+    assert result["hits"] == [] and result["abstained"]
+
+
+def test_a_bad_episode_is_refused_naming_the_field(gql: Any, project: str) -> None:
+    body = gql(RECORD, {"input": {"project": project, "summary": "   "}})
+    result = body["data"]["recordEpisode"]
+    assert result["status"] == "refused"
+    assert [e["field"] for e in result["errors"]] == ["summary"]
+
+
+def test_bad_tags_and_confidence_are_refused(gql: Any, project: str) -> None:
+    body = gql(
+        RECORD,
+        {"input": {"project": project, "summary": "ok", "tags": ["no-colon"], "confidence": 1.5}},
+    )
+    fields = {e["field"] for e in body["data"]["recordEpisode"]["errors"]}
+    assert fields == {"tags[0]", "confidence"} or fields == {"tags.0", "confidence"}
+
+
+def test_recall_rejects_nonsense_arguments(gql: Any, project: str) -> None:
+    body = gql(RECALL, {"project": project, "query": "anything", "k": 0})
+    assert "k must be between" in body["errors"][0]["message"]
+
+
+@pytest.fixture(scope="module")
+def token_client(app_settings: Any, embedder: Any) -> Any:
+    from pydantic import SecretStr
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+
+    settings = app_settings.model_copy(deep=True)
+    settings.api.api_tokens = SecretStr("alpha-token-0123456789=team-a;root-token-0123456789=*")
+    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+        yield client
+
+
+def test_tokens_limit_callers_to_their_projects(token_client: Any) -> None:
+    query = {"query": '{ recall(project: "team-b", query: "x", k: 1) { abstained } }'}
+    assert token_client.post("/graphql", json=query).status_code == 401
+    denied = token_client.post(
+        "/graphql", json=query, headers={"Authorization": "Bearer alpha-token-0123456789"}
+    )
+    assert "not allowed to use project(s): team-b" in denied.json()["errors"][0]["message"]
+    allowed = token_client.post(
+        "/graphql", json=query, headers={"Authorization": "Bearer root-token-0123456789"}
+    )
+    assert allowed.json()["data"]["recall"]["abstained"] is True

@@ -1,0 +1,89 @@
+"""The embedded Neo4j: started from Neo4j's own artifacts, on loopback, with a password."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError
+
+from metisgraph.graph.embedded import EmbeddedNeo4j, find_java
+from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+
+pytestmark = pytest.mark.skipif(
+    bool(os.environ.get("NEO4J_URI")), reason="NEO4J_URI is set: nothing embedded is started"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_java_found_is_recent_enough() -> None:
+    java = find_java()
+    out = subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr
+    assert "version" in out
+
+
+def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) -> None:
+    assert neo4j_settings.uri and neo4j_settings.uri.startswith("bolt://127.0.0.1:")
+    assert neo4j_settings.password is not None
+    good = ("neo4j", neo4j_settings.password.get_secret_value())
+    with GraphDatabase.driver(neo4j_settings.uri, auth=good) as driver:
+        records = driver.execute_query(
+            "CALL dbms.components() YIELD edition RETURN edition"
+        ).records
+        assert records[0]["edition"] == "community"
+    wrong = ("neo4j", "not-the-password")
+    with GraphDatabase.driver(neo4j_settings.uri, auth=wrong) as driver, pytest.raises(AuthError):
+        driver.verify_connectivity()
+
+
+@pytest.mark.slow
+def test_start_status_stop_lifecycle(tmp_path: Path) -> None:
+    settings = EmbeddedNeo4jSettings(
+        home=tmp_path / "neo4j", port=_free_port(), heap="256m", heap_max="512m", pagecache="64m"
+    )
+    embedded = EmbeddedNeo4j(settings)
+    assert not embedded.status().running
+    assert embedded.start() is True
+    try:
+        status = embedded.status()
+        assert status.running and status.pid
+        assert embedded.start() is False  # already running: reused, not started twice
+        mode = stat.S_IMODE(embedded.password_file.stat().st_mode)
+        assert mode == 0o600
+        conf = (settings.home / "neo4j.conf").read_text()
+        assert f"server.bolt.listen_address=127.0.0.1:{settings.port}" in conf
+        assert "db.logs.query.parameter_logging_enabled=false" in conf
+        # Bolt listens on loopback only.
+        with socket.socket() as sock:
+            sock.settimeout(1)
+            assert sock.connect_ex(("127.0.0.1", settings.port)) == 0
+    finally:
+        assert embedded.stop() is True
+    assert not embedded.status().running
+    assert "metisgraph-neo4j: stopping" in embedded.log_file.read_text()
+
+
+def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+    env: dict[str, Any] = {
+        **os.environ,
+        "METISGRAPH_NEO4J_HOME": str(tmp_path / "none"),
+        "METISGRAPH_NEO4J_PORT": str(_free_port()),
+    }
+    cli = str(Path(sys.executable).parent / "metisgraph")
+    result = subprocess.run(
+        [cli, "neo4j", "status", "--json"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 1  # not running there
+    assert '"running": false' in result.stdout
