@@ -28,6 +28,15 @@ cannot be told from a line number or a port by shape, so they are abstracted onl
 where the context says they are pids: ``pid 4242``, ``kill -9 4242``, ``pmap -x
 4242``, ``strace -p 4242``, ``/proc/4242/``.
 
+Placeholders: ``<HOST>``, ``<IP>`` (v4 and v6), ``<PORT>``, ``<EMAIL>``, ``<MAC>``,
+``<UUID>``, ``<SHA>`` (hex digests of 7+ characters with a digit and a letter),
+``<ADDR>`` (``0x`` and 9+ hex digits: a memory address; 8 digits stay, they are
+status codes), ``<HOME>`` (``/home/<user>``, ``/Users/<user>``, ``/root``,
+``C:\\Users\\<user>``: what follows is kept), ``<TMP>`` (``/tmp``, ``/var/folders/…/T``,
+``%TEMP%``: random directories right under it are dropped, the stable tail kept),
+``<TIMESTAMP>`` (ISO, SQL, syslog, ``date``, RFC 2822, common log format, Java
+logging), ``<NUM>`` and ``<PID>``. ``details`` keeps the originals, for facts.
+
 Placeholders are idempotent: abstracting an abstracted text changes nothing.
 """
 
