@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -18,7 +18,8 @@ from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest.snippets import verdict_for
 
 if TYPE_CHECKING:
-    from metisgraph.api.schema import EnvironmentInput, FieldError, SnippetKind, SnippetRelation
+    from metisgraph.api.schema import EnvironmentInput, FieldError
+    from metisgraph.ingest.records import SnippetKind, SnippetRelation
 
 __all__ = ["SnippetMutation", "SnippetQuery", "snippet_view"]
 
@@ -30,7 +31,9 @@ Environment = Annotated["EnvironmentInput", strawberry.lazy(_SCHEMA)]
 Problem = Annotated["FieldError", strawberry.lazy(_SCHEMA)]
 
 
-@strawberry.input(description="A snippet recorded on its own; validated like a line of an ingest file.")
+@strawberry.input(
+    description="A snippet recorded on its own; validated like a line of an ingest file."
+)
 class SnippetRecordInput:
     project: str
     code: str
@@ -185,7 +188,9 @@ class OutcomeNote:
     note: str
 
 
-@strawberry.type(description="A snippet with its versions, the episodes linked to it and where it worked.")
+@strawberry.type(
+    description="A snippet with its versions, the episodes linked to it and where it worked."
+)
 class SnippetDetail:
     snippet: Snippet
     versions: list[SnippetVersion]
@@ -257,12 +262,18 @@ def _hit(found: FoundSnippet, verdict: Verdict) -> SnippetHit:
     why = SnippetWhy(
         semantic=found.channels.get("semantic"),
         fulltext=found.channels.get("fulltext"),
-        structure=[StructureMatch(facet=m["facet"], wanted=m["wanted"], found=m["found"])
-                   for m in found.matched],
-        ranks=found.ranks,
+        structure=[
+            StructureMatch(facet=m["facet"], wanted=m["wanted"], found=m["found"])
+            for m in found.matched
+        ],
+        ranks=cast(JSON, found.ranks),
     )
-    return SnippetHit(snippet=snippet_view(found.snippet), score=found.score, why=why,
-                      compatibility=_compatibility(verdict))
+    return SnippetHit(
+        snippet=snippet_view(found.snippet),
+        score=found.score,
+        why=why,
+        compatibility=_compatibility(verdict),
+    )
 
 
 def _native(value: Any) -> Any:
@@ -271,8 +282,10 @@ def _native(value: Any) -> Any:
 
 def _notes(entries: list[str] | None) -> list[OutcomeNote]:
     notes = [service.parse_note(e) for e in entries or []]
-    return [OutcomeNote(at=n.get("at"), success=n.get("success"), note=str(n.get("note") or ""))
-            for n in notes]
+    return [
+        OutcomeNote(at=n.get("at"), success=n.get("success"), note=str(n.get("note") or ""))
+        for n in notes
+    ]
 
 
 def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> SnippetDetail:
@@ -317,7 +330,7 @@ def _environment(value: Any) -> EnvironmentRecord | None:
 
 @strawberry.type
 class SnippetQuery:
-    @strawberry.field(description="Snippets by meaning and by structure (imports, calls).")
+    @strawberry.field(description="Snippets by meaning and by structure (imports, calls).")  # type: ignore[untyped-decorator]
     async def search_snippets(
         self,
         info: Info,
@@ -339,7 +352,7 @@ class SnippetQuery:
         )  # fmt: skip
         return [_hit(hit, verdict) for hit, verdict in found]
 
-    @strawberry.field(description="One snippet with its versions, requirements and episodes.")
+    @strawberry.field(description="One snippet with its versions, requirements and episodes.")  # type: ignore[untyped-decorator]
     async def snippet(
         self, info: Info, project: str, id: str, environment: Environment | None = None
     ) -> SnippetDetail | None:
@@ -351,7 +364,7 @@ class SnippetQuery:
 
 @strawberry.type
 class SnippetMutation:
-    @strawberry.mutation(description="Record one snippet; analysed, sanitized and versioned.")
+    @strawberry.mutation(description="Record one snippet; analysed, sanitized and versioned.")  # type: ignore[untyped-decorator]
     async def record_snippet(self, info: Info, input: SnippetRecordInput) -> SnippetRecordResult:
         services = info.context.ready_services()
         info.context.caller.require(input.project)
@@ -365,7 +378,7 @@ class SnippetMutation:
             snippet=snippet_view(done.snippet) if done.snippet else None,
         )
 
-    @strawberry.mutation(description="Report whether reusing a snippet or an episode worked.")
+    @strawberry.mutation(description="Report whether reusing a snippet or an episode worked.")  # type: ignore[untyped-decorator]
     async def record_outcome(
         self, info: Info, project: str, memory_id: str, success: bool, note: str | None = None
     ) -> OutcomeStats:

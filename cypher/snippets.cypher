@@ -1,0 +1,287 @@
+// Code memory: snippets, the bridge to episodes, their structure, versions and reuse.
+// Every row carries `project`; values arrive only as parameters.
+
+// ---------------------------------------------------------------------------- writes
+
+// name: upsert_snippets
+// mode: write
+// One node per (project, content key). What the code is (template, structure, risk) is set
+// when the node is created; a name or description fills in when missing; tests, examples and
+// the files it was written to accumulate (bounded); a reviewer's decision is never
+// overwritten by a re-ingest.
+UNWIND $rows AS row
+MERGE (s:Snippet {project: row.project, id: row.id})
+ON CREATE SET s += row.props, s.lineage = row.lineage, s.version = row.version, s.latest = true,
+              s.recorded_at = datetime(), s.uses = 0, s.successes = 0, s.failures = 0,
+              s.review_status = row.review_status, s.tests = [], s.examples = [],
+              s.record_keys = [], s.files = []
+SET s.name = coalesce(s.name, row.name),
+    s.description = coalesce(s.description, row.description),
+    s.review_status = CASE WHEN s.review_status = 'unreviewed' THEN row.review_status
+                           ELSE s.review_status END,
+    s.tests = (s.tests + [t IN row.tests WHERE NOT t IN s.tests])[..20],
+    s.examples = (s.examples + [x IN row.examples WHERE NOT x IN s.examples])[..20],
+    s.record_keys = s.record_keys + [k IN row.record_keys WHERE NOT k IN s.record_keys],
+    s.files = (s.files + [f IN row.files WHERE NOT f IN s.files])[..50],
+    s.embedding = coalesce(row.embedding, s.embedding)
+SET s.recallable = s.review_status <> 'rejected'
+
+// name: link_snippet_episodes
+// mode: write
+// The bridge. Code that ran in an episode that succeeded was verified in its environment.
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.episode_id})
+MATCH (s:Snippet {project: row.project, id: row.id})
+CALL (e, s, row) {
+  WITH e, s, row WHERE row.relation = 'GENERATED'
+  MERGE (e)-[r:GENERATED]->(s)
+  SET r.outcome = row.outcome
+}
+CALL (e, s, row) {
+  WITH e, s, row WHERE row.relation = 'USED'
+  MERGE (e)-[r:USED]->(s)
+  SET r.outcome = row.outcome
+}
+CALL (e, s, row) {
+  WITH e, s, row WHERE row.relation = 'MODIFIED'
+  MERGE (e)-[r:MODIFIED]->(s)
+  SET r.outcome = row.outcome
+}
+CALL (e, s, row) {
+  WITH e, s, row WHERE row.verified AND e.outcome = 'success'
+  MATCH (e)-[:IN_ENV]->(v:Environment)
+  MERGE (s)-[:VERIFIED_IN]->(v)
+}
+
+// name: link_snippet_requirements
+// mode: write
+// `spec` is the first range the package was pinned to; `specs` every range it was verified
+// in ('' where the version was not known), so a caller matching any of them is compatible.
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+MERGE (k:Package {project: row.project, name: row.name})
+MERGE (s)-[r:REQUIRES]->(k)
+ON CREATE SET r.spec = CASE WHEN head(row.specs) = '' THEN null ELSE head(row.specs) END,
+              r.specs = []
+SET r.specs = (r.specs + [x IN row.specs WHERE NOT x IN r.specs])[..10]
+
+// name: link_snippet_structure
+// mode: write
+// Imports, calls and the definitions a patch touches as Symbol nodes, so structural search
+// starts from an index seek on the symbol instead of scanning every snippet's lists. Symbol
+// nodes are shared with recall (episodes MENTION them), which may create one first: the
+// tail is filled in whoever did.
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+CALL (s, row) {
+  UNWIND row.imports AS symbol
+  MERGE (y:Symbol {project: row.project, name: symbol.name})
+  SET y.tail = coalesce(y.tail, symbol.tail)
+  MERGE (s)-[:IMPORTS]->(y)
+}
+CALL (s, row) {
+  UNWIND row.calls AS symbol
+  MERGE (y:Symbol {project: row.project, name: symbol.name})
+  SET y.tail = coalesce(y.tail, symbol.tail)
+  MERGE (s)-[:CALLS]->(y)
+}
+CALL (s, row) {
+  UNWIND row.touched AS symbol
+  MERGE (y:Symbol {project: row.project, name: symbol.name})
+  SET y.tail = coalesce(y.tail, symbol.tail)
+  MERGE (s)-[:TOUCHES]->(y)
+}
+
+// name: link_snippet_files
+// mode: write
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+MERGE (f:File {project: row.project, path: row.path})
+MERGE (s)-[t:TOUCHES]->(f)
+SET t.hunks = row.hunks, t.added = row.added, t.removed = row.removed, t.symbols = row.symbols
+
+// name: link_snippet_versions
+// mode: write
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+MATCH (p:Snippet {project: row.project, id: row.parent_id})
+MERGE (s)-[v:VERSION_OF]->(p)
+ON CREATE SET v.reason = row.reason, v.created_at = datetime()
+SET p.latest = false
+
+// name: count_snippet_recordings
+// mode: write
+// Recorded = distinct episodes linked + distinct snippet records; recounted, so idempotent.
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+SET s.recorded = COUNT { MATCH (e:Episode)-[:GENERATED|USED|MODIFIED]->(s) RETURN DISTINCT e }
+                 + size(coalesce(s.record_keys, []))
+
+// name: record_outcome
+// mode: write
+// Reuse feedback on a snippet or an episode. The first SET takes the node's write lock so
+// concurrent reports cannot lose an increment; notes keep the most recent $keep.
+OPTIONAL MATCH (s:Snippet {project: $project, id: $id})
+OPTIONAL MATCH (e:Episode {project: $project, id: $id})
+WITH coalesce(s, e) AS m, CASE WHEN s IS NOT NULL THEN 'Snippet' ELSE 'Episode' END AS label
+WHERE m IS NOT NULL
+SET m.outcome_lock = true
+SET m.uses = coalesce(m.uses, 0) + 1,
+    m.successes = coalesce(m.successes, 0) + CASE WHEN $success THEN 1 ELSE 0 END,
+    m.failures = coalesce(m.failures, 0) + CASE WHEN $success THEN 0 ELSE 1 END,
+    m.last_used_at = datetime(),
+    m.outcome_notes = CASE WHEN $note IS NULL THEN coalesce(m.outcome_notes, [])
+                           ELSE ([$note] + coalesce(m.outcome_notes, []))[..$keep] END
+SET m.success_rate = toFloat(m.successes) / m.uses
+REMOVE m.outcome_lock
+RETURN label, m.id AS id, m.uses AS uses, m.successes AS successes, m.failures AS failures,
+       m.success_rate AS success_rate, m.outcome_notes AS notes
+
+// ----------------------------------------------------------------------------- reads
+
+// name: snippet_state
+// mode: read
+UNWIND $keys AS key
+MATCH (s:Snippet {project: key.project, id: key.id})
+RETURN key.project AS project, key.id AS id, key.record_key AS record_key,
+       s.embedding IS NOT NULL AS embedded,
+       key.record_key IS NOT NULL AND key.record_key IN coalesce(s.record_keys, [])
+         AS known_record
+
+// name: snippet_lineage_heads
+// mode: read
+UNWIND $keys AS key
+MATCH (s:Snippet {project: key.project, lineage: key.lineage})
+WITH key, s ORDER BY s.version DESC
+WITH key, head(collect(s)) AS s
+RETURN key.project AS project, key.lineage AS lineage,
+       s {.id, .version, .template, .signature, .imports, .calls} AS head
+
+// name: snippets_for_episodes
+// mode: read
+// Recall walks the bridge for all its hits in one trip; rejected snippets never come back.
+UNWIND $keys AS key
+MATCH (e:Episode {project: key.project, id: key.id})-[r:GENERATED|USED|MODIFIED]->(s:Snippet)
+WHERE s.recallable = true
+RETURN key.project AS project, key.id AS episode_id, type(r) AS relation,
+       s {.id, .project, .name, .language, .kind, .template, .description, .signature,
+          .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
+          .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+                 RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
+ORDER BY project, episode_id, coalesce(s.success_rate, -1.0) DESC, s.recorded DESC, s.id
+
+// name: snippets_by_id
+// mode: read
+UNWIND $ids AS id
+MATCH (s:Snippet {project: $project, id: id})
+WHERE s.recallable = true
+RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
+          .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
+          .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+                 RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
+
+// name: snippet_detail
+// mode: read
+// One snippet with its versions (its lineage), requirements, episodes and where it worked.
+MATCH (s:Snippet {project: $project, id: $id})
+RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
+          .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
+          .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+          .outcome_notes} AS snippet,
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+                 RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires,
+       COLLECT { MATCH (v:Snippet {project: $project, lineage: s.lineage})
+                 OPTIONAL MATCH (v)-[o:VERSION_OF]->(p:Snippet)
+                 RETURN {id: v.id, version: v.version, latest: v.latest, parent_id: p.id,
+                         reason: o.reason, review_status: v.review_status}
+                 ORDER BY v.version } AS versions,
+       COLLECT { MATCH (e:Episode)-[r:GENERATED|USED|MODIFIED]->(s)
+                 RETURN {id: e.id, relation: type(r), outcome: e.outcome, summary: e.summary,
+                         task_id: e.task_id, created_at: e.created_at}
+                 ORDER BY e.created_at DESC, e.id LIMIT 50 } AS episodes,
+       COLLECT { MATCH (s)-[:VERIFIED_IN]->(v:Environment)
+                 RETURN {key: v.key, os: v.os, os_version: v.os_version, arch: v.arch,
+                         runtime: v.runtime, runtime_version: v.runtime_version} } AS environments,
+       COLLECT { MATCH (s)-[t:TOUCHES]->(f:File)
+                 RETURN {path: f.path, hunks: t.hunks, added: t.added, removed: t.removed,
+                         symbols: t.symbols} ORDER BY f.path } AS touched
+
+// ---------------------------------------------------------------------------- search
+
+// name: snippets_by_structure
+// mode: read
+// Snippets that import every module in $imports (or a submodule of it) and call every
+// function in $calls (its full dotted name, or a bare name matching the last part).
+// Ranked by how reuse went: success rate, then uses, then how often it was recorded.
+CALL () {
+  UNWIND $imports AS wanted
+  MATCH (y:Symbol {project: $project})
+  WHERE y.name = wanted OR y.name STARTS WITH wanted + '.'
+  MATCH (s:Snippet {project: $project})-[:IMPORTS]->(y)
+  RETURN s, 'imports' AS facet, wanted, y.name AS found
+  UNION
+  UNWIND $calls AS wanted
+  MATCH (y:Symbol {project: $project})
+  WHERE y.name = wanted OR y.tail = wanted
+  MATCH (s:Snippet {project: $project})-[:CALLS]->(y)
+  RETURN s, 'calls' AS facet, wanted, y.name AS found
+}
+WITH s, collect(DISTINCT facet + ' ' + wanted) AS met,
+     collect({facet: facet, wanted: wanted, found: found}) AS matched
+WHERE size(met) = $needed AND s.recallable = true
+  AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
+RETURN s.id AS id, matched, s.success_rate AS success_rate, s.uses AS uses
+ORDER BY coalesce(s.success_rate, -1.0) DESC, s.uses DESC, s.recorded DESC, s.id
+LIMIT $limit
+
+// name: vector_snippets
+// mode: read
+// In-index filters. SEARCH ... WHERE takes only AND-ed property predicates, so "any
+// language" is the range of every string ($language_from = '', $language_to = the last
+// code point) and one language is the range from it to itself. Likewise for kind.
+CYPHER 25
+MATCH (s:Snippet)
+  SEARCH s IN (
+    VECTOR INDEX snippet_embedding
+    FOR $vector
+    WHERE s.project = $project AND s.recallable = true
+      AND s.language >= $language_from AND s.language <= $language_to
+      AND s.kind >= $kind_from AND s.kind <= $kind_to
+    LIMIT $limit
+  ) SCORE AS score
+RETURN s.id AS id, score
+ORDER BY score DESC
+
+// name: vector_snippets_overfetch
+// mode: read
+// Servers before 2026.02: ask the index for more than needed and filter after.
+CALL db.index.vector.queryNodes('snippet_embedding', $fetch, $vector) YIELD node AS s, score
+WHERE s.project = $project AND s.recallable = true
+  AND s.language >= $language_from AND s.language <= $language_to
+  AND s.kind >= $kind_from AND s.kind <= $kind_to
+RETURN s.id AS id, score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: fulltext_snippets
+// mode: read
+CALL db.index.fulltext.queryNodes('snippet_text', $text, {limit: $fetch}) YIELD node AS s, score
+WHERE s.project = $project AND s.recallable = true
+  AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
+RETURN s.id AS id, score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: snippet_similarity
+// mode: read
+// The meaning score of structural matches: the same cosine the vector index reports.
+UNWIND $ids AS id
+MATCH (s:Snippet {project: $project, id: id})
+WHERE s.embedding IS NOT NULL
+RETURN s.id AS id, vector.similarity.cosine(s.embedding, $vector) AS score
+ORDER BY score DESC

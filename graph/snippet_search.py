@@ -1,0 +1,162 @@
+"""Search code memory by meaning and by structure, and say why each snippet matched.
+
+Structure (imports, calls) is a filter: a snippet must have every one asked for. Within it,
+or over the whole project when no structure is asked, meaning (vector) and words (full
+text) rank the candidates, fused by reciprocal rank. Without a query text, structural
+matches rank by how reuse went (that order is reported either way).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from metisgraph.graph.channels import lucene_terms as lucene_query
+from metisgraph.graph.snippets import snippets_by_id
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["SnippetHit", "SnippetSearch", "search_snippets"]
+
+Row = dict[str, Any]
+STRUCTURE_LIMIT = 500  # structural candidates considered; ranked by reuse before the cut
+_RRF_K = 60
+_LAST_CODE_POINT = "\U0010ffff"
+
+
+@dataclass(frozen=True)
+class SnippetSearch:
+    project: str
+    text: str | None = None
+    vector: list[float] | None = None
+    language: str | None = None
+    kind: str | None = None
+    imports: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    k: int = 10
+
+    @property
+    def structural(self) -> bool:
+        return bool(self.imports or self.calls)
+
+
+@dataclass
+class SnippetHit:
+    snippet: Row
+    score: float
+    channels: dict[str, float] = field(default_factory=dict)  # channel -> raw score
+    ranks: dict[str, int] = field(default_factory=dict)  # channel -> 1-based rank
+    matched: list[Row] = field(default_factory=list)  # {facet, wanted, found}
+
+
+async def search_snippets(
+    store: GraphStore, q: SnippetSearch, *, vector_filters: bool = True
+) -> list[SnippetHit]:
+    """The k best recallable snippets of the project for a query text and/or structure."""
+    channels: dict[str, list[Row]] = {}
+    matched: dict[str, list[Row]] = {}
+    candidates: set[str] | None = None
+    if q.structural:
+        rows = await _structural(store, q)
+        if not rows:
+            return []
+        matched = {r["id"]: r["matched"] for r in rows}
+        candidates = set(matched)
+        channels["structure"] = [{"id": r["id"], "score": r["success_rate"] or 0.0} for r in rows]
+    if q.vector is not None:
+        channels["semantic"] = await _semantic(store, q, candidates, vector_filters)
+    if q.text:
+        channels["fulltext"] = await _fulltext(store, q, candidates)
+    return await _hits(store, q, channels, matched)
+
+
+async def _structural(store: GraphStore, q: SnippetSearch) -> list[Row]:
+    imports, calls = list(dict.fromkeys(q.imports)), list(dict.fromkeys(q.calls))
+    return await store.run(
+        "snippets_by_structure",
+        project=q.project,
+        imports=imports,
+        calls=calls,
+        needed=len(imports) + len(calls),
+        language=q.language,
+        kind=q.kind,
+        limit=STRUCTURE_LIMIT,
+    )
+
+
+def _fetch(q: SnippetSearch) -> int:
+    return max(q.k * 4, 20)
+
+
+async def _semantic(
+    store: GraphStore, q: SnippetSearch, candidates: set[str] | None, vector_filters: bool
+) -> list[Row]:
+    if candidates is not None:
+        return await store.run(
+            "snippet_similarity", project=q.project, ids=sorted(candidates), vector=q.vector
+        )
+    bounds = {
+        "language_from": q.language or "",
+        "language_to": q.language or _LAST_CODE_POINT,
+        "kind_from": q.kind or "",
+        "kind_to": q.kind or _LAST_CODE_POINT,
+    }
+    if vector_filters:
+        return await store.run(
+            "vector_snippets", project=q.project, vector=q.vector, limit=_fetch(q), **bounds
+        )
+    return await store.run(
+        "vector_snippets_overfetch",
+        project=q.project,
+        vector=q.vector,
+        limit=_fetch(q),
+        fetch=_fetch(q) * 10,
+        **bounds,
+    )
+
+
+async def _fulltext(store: GraphStore, q: SnippetSearch, candidates: set[str] | None) -> list[Row]:
+    lucene = lucene_query(q.text or "")
+    if not lucene:
+        return []
+    limit = len(candidates) if candidates is not None else _fetch(q)
+    rows = await store.run(
+        "fulltext_snippets",
+        project=q.project,
+        text=lucene,
+        language=q.language,
+        kind=q.kind,
+        limit=limit,
+        fetch=max(limit, _fetch(q)) * 5,
+    )
+    return [r for r in rows if candidates is None or r["id"] in candidates]
+
+
+async def _hits(
+    store: GraphStore,
+    q: SnippetSearch,
+    channels: dict[str, list[Row]],
+    matched: dict[str, list[Row]],
+) -> list[SnippetHit]:
+    """Reciprocal rank fusion of the ranking channels; the top k fetched in one trip.
+
+    The structure channel ranks only when there is no query: with one, structure filters
+    and meaning and words rank.
+    """
+    ranking = {"semantic", "fulltext"} & set(channels) or {"structure"}
+    fused: dict[str, float] = defaultdict(float)
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    ranks: dict[str, dict[str, int]] = defaultdict(dict)
+    for name, rows in channels.items():
+        for rank, row in enumerate(rows, start=1):
+            if name in ranking:
+                fused[row["id"]] += 1.0 / (_RRF_K + rank)
+            scores[row["id"]][name] = float(row["score"])
+            ranks[row["id"]][name] = rank
+    top = sorted(fused, key=lambda i: (-fused[i], i))[: q.k]
+    found = await snippets_by_id(store, q.project, top)
+    return [
+        SnippetHit(found[i], fused[i], scores[i], ranks[i], matched.get(i, []))
+        for i in top
+        if i in found
+    ]

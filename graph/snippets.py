@@ -1,0 +1,104 @@
+"""Code memory in the graph: what is stored, one snippet in full, the bridge from episodes,
+and reuse feedback. The queries live in cypher/snippets.cypher."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from metisgraph.graph.store import GraphStore
+
+__all__ = [
+    "OUTCOME_NOTES_KEPT",
+    "lineage_heads",
+    "record_outcome",
+    "snippet_detail",
+    "snippet_state",
+    "snippets_by_id",
+    "snippets_for_episodes",
+]
+
+Row = dict[str, Any]
+OUTCOME_NOTES_KEPT = 20
+_PER_EPISODE = 20
+
+
+def _with_requires(row: Row) -> Row:
+    snippet = dict(row["snippet"])
+    snippet["requires"] = list(row.get("requires") or [])
+    return snippet
+
+
+async def snippet_state(
+    store: GraphStore, keys: list[Row]
+) -> dict[tuple[str, str, str | None], Row]:
+    """(project, id, record_key) -> {embedded, known_record} for the snippets already stored."""
+    if not keys:
+        return {}
+    rows = await store.run("snippet_state", keys=keys)
+    return {(r["project"], r["id"], r["record_key"]): r for r in rows}
+
+
+async def lineage_heads(store: GraphStore, keys: list[Row]) -> dict[tuple[str, str], Row]:
+    """(project, lineage) -> the latest version stored: id, version, template, signature, …"""
+    if not keys:
+        return {}
+    rows = await store.run("snippet_lineage_heads", keys=keys)
+    return {(r["project"], r["lineage"]): r["head"] for r in rows}
+
+
+async def snippets_for_episodes(
+    store: GraphStore, keys: list[Row]
+) -> dict[tuple[str, str], list[Row]]:
+    """(project, episode id) -> the snippets it generated, used or modified, in one query.
+
+    Each snippet dict carries its fields, `relation` and `requires` [{name, spec, specs}];
+    best reuse first, at most 20 per episode; rejected snippets are left out.
+    """
+    if not keys:
+        return {}
+    rows = await store.run("snippets_for_episodes", keys=keys)
+    out: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for row in rows:
+        found = out[(row["project"], row["episode_id"])]
+        if len(found) < _PER_EPISODE:
+            found.append(_with_requires(row) | {"relation": row["relation"]})
+    return dict(out)
+
+
+async def snippets_by_id(store: GraphStore, project: str, ids: list[str]) -> dict[str, Row]:
+    """id -> snippet with `requires`, for the recallable ones among `ids`."""
+    if not ids:
+        return {}
+    rows = await store.run("snippets_by_id", project=project, ids=ids)
+    return {row["snippet"]["id"]: _with_requires(row) for row in rows}
+
+
+async def snippet_detail(store: GraphStore, project: str, snippet_id: str) -> Row | None:
+    """One snippet with its versions, requirements, episodes, environments and touched files."""
+    rows = await store.run("snippet_detail", project=project, id=snippet_id)
+    if not rows:
+        return None
+    row = rows[0]
+    detail = _with_requires(row)
+    for key in ("versions", "episodes", "environments", "touched"):
+        detail[key] = list(row.get(key) or [])
+    return detail
+
+
+async def record_outcome(
+    store: GraphStore, project: str, memory_id: str, success: bool, note: str | None
+) -> Row | None:
+    """Count one reuse of a snippet or an episode; None when the project holds no such id.
+
+    `note` is stored as given: callers sanitize it first.
+    """
+    rows = await store.run(
+        "record_outcome",
+        project=project,
+        id=memory_id,
+        success=success,
+        note=note,
+        keep=OUTCOME_NOTES_KEPT,
+    )
+    return rows[0] if rows else None

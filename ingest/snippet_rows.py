@@ -1,0 +1,131 @@
+"""Prepared snippets as rows for the named queries of cypher/snippets.cypher.
+
+Occurrences of one snippet merge into one node row; links are deduplicated so every MERGE
+runs once per batch. Symbols and versions are written only for snippets not stored yet:
+they derive from the content, which a stored node already has. Files depend on where the
+code was written, so every occurrence adds its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from metisgraph.ingest.snippet_prepare import PreparedSnippet
+
+__all__ = ["symbol_tail", "write_steps"]
+
+Row = dict[str, Any]
+_TAIL = re.compile(r"[.:/#]+")
+
+
+def symbol_tail(name: str) -> str:
+    """The last part of a dotted name: `pandas.read_sql` → `read_sql`."""
+    parts = [p for p in _TAIL.split(name) if p]
+    return parts[-1] if parts else name
+
+
+def write_steps(
+    snippets: Sequence[PreparedSnippet], embedded: dict[tuple[str, str], list[float]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The queries that write these snippets, in the order they must run."""
+    nodes = _node_rows(snippets, embedded)
+    fresh = [s for s in _first_each(snippets) if not s.stored]
+    plan = [
+        ("upsert_snippets", nodes),
+        ("link_snippet_episodes", _episode_rows(snippets)),
+        ("link_snippet_requirements", _requirement_rows(snippets)),
+        ("link_snippet_structure", [_structure_row(s) for s in fresh]),
+        ("link_snippet_files", _file_rows(snippets)),
+        ("link_snippet_versions", [_version_row(s) for s in fresh if s.parent_id]),
+        ("count_snippet_recordings", [{"project": r["project"], "id": r["id"]} for r in nodes]),
+    ]
+    return [(name, {"rows": rows}) for name, rows in plan if rows]
+
+
+def _first_each(snippets: Iterable[PreparedSnippet]) -> list[PreparedSnippet]:
+    seen: dict[tuple[str, str], PreparedSnippet] = {}
+    for snippet in snippets:
+        seen.setdefault((snippet.project, snippet.id), snippet)
+    return list(seen.values())
+
+
+def _node_rows(
+    snippets: Sequence[PreparedSnippet], embedded: dict[tuple[str, str], list[float]]
+) -> list[Row]:
+    rows: dict[tuple[str, str], Row] = {}
+    for s in snippets:
+        key = (s.project, s.id)
+        row = rows.get(key)
+        if row is None:
+            rows[key] = row = {
+                "project": s.project, "id": s.id, "props": s.props, "lineage": s.lineage,
+                "version": s.version, "review_status": s.review_status, "name": s.name,
+                "description": None, "tests": [], "examples": [], "record_keys": [], "files": [],
+                "embedding": embedded.get(key),
+            }  # fmt: skip
+        row["name"] = row["name"] or s.name
+        row["description"] = row["description"] or s.description
+        row["tests"] = _union(row["tests"], s.tests)
+        row["examples"] = _union(row["examples"], s.examples)
+        row["record_keys"] = _union(row["record_keys"], [s.record_key] if s.record_key else [])
+        row["files"] = _union(row["files"], (f["path"] for f in s.files))
+    for row in rows.values():
+        row["description"] = row["description"] or row["props"].get("docstring")
+    return list(rows.values())
+
+
+def _union(kept: list[str], more: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*kept, *more]))
+
+
+def _episode_rows(snippets: Sequence[PreparedSnippet]) -> list[Row]:
+    rows: dict[tuple[str, str, str], Row] = {}
+    for s in snippets:
+        if s.episode_id and s.relation:
+            rows.setdefault((s.project, s.id, s.episode_id), {
+                "project": s.project, "id": s.id, "episode_id": s.episode_id,
+                "relation": s.relation, "outcome": s.outcome, "verified": s.ran,
+            })  # fmt: skip
+    return list(rows.values())
+
+
+def _requirement_rows(snippets: Sequence[PreparedSnippet]) -> list[Row]:
+    """One row per snippet and package, with every range it was verified in ('' for any)."""
+    rows: dict[tuple[str, str, str], Row] = {}
+    for s in snippets:
+        for requirement in s.requires:
+            row = rows.setdefault((s.project, s.id, requirement.name), {
+                "project": s.project, "id": s.id, "name": requirement.name, "specs": [],
+            })  # fmt: skip
+            row["specs"] = _union(row["specs"], [requirement.spec or ""])
+    return list(rows.values())
+
+
+def _structure_row(s: PreparedSnippet) -> Row:
+    def symbols(names: Iterable[str]) -> list[Row]:
+        return [{"name": n, "tail": symbol_tail(n)} for n in dict.fromkeys(names) if n]
+
+    return {
+        "project": s.project,
+        "id": s.id,
+        "imports": symbols(s.props["imports"]),
+        "calls": symbols(s.props["calls"]),
+        "touched": symbols(s.props["symbols"]),
+    }
+
+
+def _file_rows(snippets: Sequence[PreparedSnippet]) -> list[Row]:
+    """The files each snippet touches: the same code may be written to several files."""
+    rows: dict[tuple[str, str, str], Row] = {}
+    for s in snippets:
+        for file in s.files:
+            rows.setdefault(
+                (s.project, s.id, file["path"]), {"project": s.project, "id": s.id, **file}
+            )
+    return list(rows.values())
+
+
+def _version_row(s: PreparedSnippet) -> Row:
+    return {"project": s.project, "id": s.id, "parent_id": s.parent_id, "reason": s.reason}
