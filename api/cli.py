@@ -250,14 +250,17 @@ def recall_command(
     text: Annotated[str, typer.Argument(help="The question, error or goal")],
     project: Annotated[str, typer.Option(help="Project to recall from")],
     k: Annotated[int, typer.Option(help="How many episodes")] = 5,
+    error: Annotated[str | None, typer.Option(help="Error text or stack trace")] = None,
+    preset: Annotated[str, typer.Option(help="Channel weights preset")] = "balanced",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall the episodes that help with a question."""
-    from metisgraph.api.recall_service import recall_for
+    from metisgraph.api.recall_service import Question, recall_for
 
     async def run() -> dict[str, Any]:
         async with open_services() as services:
-            return await recall_for(services, project=project, query=text, k=k)
+            question = Question(project=project, query=text, k=k, error=error, preset=preset)
+            return await recall_for(services, question)
 
     result = asyncio.run(run())
     if as_json:
@@ -267,10 +270,20 @@ def recall_command(
         out.print(f"[yellow]no answer:[/] {result['reason']}")
     for n, hit in enumerate(result["hits"], start=1):
         episode = hit["episode"]
+        channels = ", ".join(sorted(hit["why"]["channels"]))
         out.print(
-            f"[bold]{n}. {episode['id']}[/]  score {hit['score']:.4f}  outcome {episode['outcome']}"
+            f"[bold]{n}. {episode['id']}[/]  score {hit['score']:.3f}  "
+            f"outcome {episode['outcome']}  via {channels}"
         )
         out.print(f"   {episode['summary'][:300]}", highlight=False)
+        for snippet in hit["snippets"][:3]:
+            out.print(
+                f"   ↳ {snippet['relation'].lower()} {snippet['kind']} "
+                f"{snippet.get('name') or snippet['id']} ({snippet['compatible']})",
+                highlight=False,
+            )
+    for conflict in result["conflicts"]:
+        out.print(f"[red]conflict[/] {conflict['a']} vs {conflict['b']}: {conflict['reason']}")
 
 
 def main() -> None:

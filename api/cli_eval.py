@@ -58,3 +58,49 @@ def _table(report: GroupingReport) -> Table:
     lines = sum(s.lines for s in report.systems)
     table.add_row("mean", str(lines), "", "", f"{report.mean:.4f}", f"{report.mean_key_drift:.3f}")
     return table
+
+
+@app.command()
+def retrieval(
+    directory: Annotated[
+        Path, typer.Argument(help="A retrieval set: corpus.jsonl, queries.jsonl.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    preset: Annotated[str, typer.Option(help="Recall preset (channel weights).")] = "balanced",
+    keep: Annotated[bool, typer.Option(help="Keep the ingested namespace afterwards.")] = False,
+    namespace: Annotated[
+        str | None, typer.Option(help="Project prefix to ingest under (default: a fresh one).")
+    ] = None,
+) -> None:
+    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped."""
+    import asyncio
+
+    from metisgraph.api.cli import open_services
+    from metisgraph.api.retrieval_eval import RetrievalSetError, evaluate_retrieval
+
+    async def run() -> dict[str, object]:
+        async with open_services() as services:
+            report = await evaluate_retrieval(
+                services, directory, preset=preset, keep=keep, namespace=namespace
+            )
+            return report.as_json()
+
+    try:
+        result = asyncio.run(run())
+    except RetrievalSetError as error:
+        Console(stderr=True).print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
+    if as_json:
+        sys.stdout.write(json.dumps({k: v for k, v in result.items() if k != "ingest"}) + "\n")
+        return
+    table = Table(title=f"retrieval — {directory.name} ({preset})")
+    for key in ("n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10"):
+        table.add_column(key, justify="right")
+    table.add_column("latency p50 / p95 ms", justify="right")
+    latency = result["latency_ms"]
+    assert isinstance(latency, dict)
+    table.add_row(
+        *(str(result[k]) for k in ("n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")),
+        f"{latency['p50']} / {latency['p95']}",
+    )
+    Console().print(table)

@@ -2,54 +2,190 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
-from metisgraph.graph.recall import RecallQuery, RecallResult, recall
+from metisgraph.graph.channels import (
+    ALL_OUTCOMES,
+    RECALLABLE_REVIEW,
+    EnvironmentQuery,
+    RecallFilters,
+    RecallRequest,
+)
+from metisgraph.graph.recall import RecallOutcome, recall
+from metisgraph.graph.recall_settings import PRESETS
+from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.ingest.abstraction import sanitize
+from metisgraph.ingest.environment import normalize_package
+from metisgraph.ingest.errors import extract_errors
+from metisgraph.ingest.keywords import words
+from metisgraph.ingest.prepare import project_scope
+from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.snippets import verdict_for
+from metisgraph.ingest.symbols import code_symbols
 
-__all__ = ["MAX_K", "recall_for", "recall_result"]
+__all__ = ["MAX_K", "Question", "RecallAnswer", "answer", "recall_for"]
 
 MAX_K = 100
+MAX_PROJECTS = 20
 
 
-async def recall_result(
-    services: Services, *, project: str, query: str, k: int = 5
-) -> RecallResult:
-    """Sanitize and embed the question like stored memory, then recall."""
-    if not 1 <= k <= MAX_K:
-        raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
-    if not query.strip():
+@dataclass(frozen=True)
+class Question:
+    """What a caller asks: the question, where to look, what they know, what to keep out."""
+
+    project: str
+    query: str
+    k: int = 5
+    projects: tuple[str, ...] = ()  # more readable projects (cross-project recall)
+    error: str | None = None
+    environment: EnvironmentInput | None = None
+    tags: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    outcomes: tuple[str, ...] | None = None
+    review: tuple[str, ...] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    min_confidence: float | None = None
+    kinds: tuple[str, ...] | None = None
+    preset: str = "balanced"
+    exclude: frozenset[str] = frozenset()
+
+    @property
+    def all_projects(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self.project, *self.projects)))
+
+
+@dataclass
+class RecallAnswer:
+    outcome: RecallOutcome
+    snippets: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def _check(q: Question) -> None:
+    if not 1 <= q.k <= MAX_K:
+        raise UserError(f"k must be between 1 and {MAX_K}, got {q.k}")
+    if not q.query.strip():
         raise UserError("query must not be blank")
-    # The question is abstracted like stored memory, so placeholders meet placeholders.
-    text = sanitize(query).text
-    vector = (await services.embedder.aencode([text]))[0].tolist()
-    return await recall(
-        services.store,
-        RecallQuery(project=project, text=text, vector=vector, k=k),
-        vector_filters=services.vector_filters,
+    if len(q.all_projects) > MAX_PROJECTS:
+        raise UserError(f"at most {MAX_PROJECTS} projects per recall")
+    if q.preset not in PRESETS:
+        raise UserError(f"unknown preset {q.preset!r}; known: {', '.join(PRESETS)}")
+    if q.since and q.until and q.since > q.until:
+        raise UserError("filter.since is after filter.until")
+    bad = set(q.outcomes or ()) - set(ALL_OUTCOMES)
+    if bad:
+        raise UserError(f"unknown outcome(s) {sorted(bad)}; known: {', '.join(ALL_OUTCOMES)}")
+
+
+def _filters(q: Question) -> RecallFilters:
+    base = RecallFilters()
+    return RecallFilters(
+        outcomes=q.outcomes or base.outcomes,
+        review=tuple(r for r in (q.review or RECALLABLE_REVIEW) if r != "rejected"),
+        since=q.since or base.since,
+        until=q.until or base.until,
+        min_confidence=q.min_confidence or 0.0,
+        kinds=q.kinds,
     )
+
+
+def _environment(env: EnvironmentInput | None) -> EnvironmentQuery | None:
+    if env is None:
+        return None
+    packages = tuple((normalize_package(n), v) for n, v in sorted(env.packages.items()))
+    return EnvironmentQuery(env.os, env.runtime, env.runtime_version, packages)
+
+
+async def _request(services: Services, q: Question) -> RecallRequest:
+    # The question is sanitized like stored memory, so placeholders meet placeholders.
+    text = sanitize(q.query).text
+    error = sanitize(q.error).text if q.error else ""
+    full = f"{text}\n{error}" if error else text
+    errors = extract_errors(full)
+    first_line = text.strip().splitlines()[0] if text.strip() else text
+    to_embed = [full]
+    if first_line != text.strip():
+        to_embed.append(first_line)
+    if errors:
+        to_embed.append(f"{errors[0].kind}: {errors[0].template}")
+    vectors = await services.embedder.aencode(to_embed)
+    title = vectors[1].tolist() if first_line != text.strip() else None
+    return RecallRequest(
+        projects=q.all_projects,
+        text=full,
+        vector=vectors[0].tolist(),
+        scopes=tuple(project_scope(p) for p in q.all_projects),
+        k=q.k,
+        title_vector=title,
+        error_keys=tuple(e.key for e in errors),
+        error_vector=vectors[-1].tolist() if errors else None,
+        symbols=tuple(code_symbols([full], errors)),
+        tags=q.tags,
+        words=tuple(words(text)),
+        tools=tuple(t.lower() for t in q.tools),
+        environment=_environment(q.environment),
+        filters=_filters(q),
+        exclude=q.exclude,
+        settings=PRESETS[q.preset],
+    )
+
+
+async def answer(services: Services, q: Question) -> RecallAnswer:
+    """Recall, then the snippets across the bridge with their verdict for the caller."""
+    _check(q)
+    request = await _request(services, q)
+    outcome = await recall(services.store, request, in_index=services.vector_filters)
+    keys = [{"project": h.episode["project"], "id": h.episode["id"]} for h in outcome.hits]
+    snippets = await snippets_for_episodes(services.store, keys) if keys else {}
+    for found in snippets.values():
+        for snippet in found:
+            verdict = verdict_for(snippet, q.environment)
+            snippet["compatible"] = verdict.status
+            snippet["reasons"] = list(verdict.reasons)
+    return RecallAnswer(outcome, snippets)
 
 
 def _plain(value: Any) -> Any:
     if hasattr(value, "to_native"):
         return value.to_native()
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v) for k, v in value.items() if k != "embedding"}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
 
 
-async def recall_for(services: Services, *, project: str, query: str, k: int = 5) -> dict[str, Any]:
+async def recall_for(services: Services, q: Question) -> dict[str, Any]:
     """Recall as plain JSON-able data (the CLI's --json output)."""
-    result = await recall_result(services, project=project, query=query, k=k)
-    hits = [_plain(asdict(h)) for h in result.hits]
+    result = await answer(services, q)
+    hits = []
+    for hit in result.outcome.hits:
+        key = (hit.episode["project"], hit.episode["id"])
+        hits.append(
+            {
+                "episode": _plain(hit.episode),
+                "score": hit.score,
+                "task": _plain(hit.task),
+                "why": {
+                    "channels": hit.channels,
+                    "ranks": hit.ranks,
+                    "trust": hit.trust,
+                    "contributions": hit.contributions,
+                    "relevance": hit.relevance,
+                },
+                "errors": hit.errors,
+                "snippets": _plain(result.snippets.get(key, [])),
+                "flagged": hit.flagged,
+            }
+        )
     return {
         "hits": hits,
-        "abstained": not hits,
-        "reason": None if hits else "no memory in this project matches the question",
-        "timings": result.timings,
+        "conflicts": [vars(c) for c in result.outcome.conflicts],
+        "abstained": result.outcome.abstained,
+        "reason": result.outcome.reason,
+        "timings": result.outcome.timings,
     }

@@ -1,4 +1,8 @@
-"""GraphQL types of a recall answer, and the resolver that fills them."""
+"""GraphQL types of the recall contract, and the resolver that fills them.
+
+Names are fixed (evaluations and portals rely on them):
+recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallResult.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,48 @@ import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.context import Info
-from metisgraph.api.recall_service import recall_result
+from metisgraph.api.recall_service import Question, RecallAnswer, answer
+from metisgraph.api.snippet_types import Compatibility, Snippet, snippet_view
+from metisgraph.graph.conflicts import Conflict as FoundConflict
 from metisgraph.graph.recall import Hit
+from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
 
-__all__ = ["RecallResult", "run_recall"]
+__all__ = ["RecallContext", "RecallFilter", "RecallResult", "run_recall"]
+
+
+@strawberry.input(description="The caller's environment: compatibility is judged against it.")
+class CallerEnvironment:
+    os: str | None = None
+    os_version: str | None = None
+    arch: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    packages: JSON | None = strawberry.field(default=None, description="{name: version}")
+
+
+@strawberry.input(description="What the caller knows besides the question.")
+class RecallContext:
+    error: str | None = strawberry.field(default=None, description="Error text or stack trace")
+    environment: CallerEnvironment | None = None
+    tags: list[str] | None = None
+    tools: list[str] | None = None
+    projects: list[str] | None = strawberry.field(
+        default=None, description="More projects to read (cross-project recall)"
+    )
+
+
+@strawberry.input(description="Which memories may come back.")
+class RecallFilter:
+    outcome: list[str] | None = strawberry.field(
+        default=None, description="success | failure | partial | unknown"
+    )
+    review_status: list[str] | None = strawberry.field(
+        default=None, description="unreviewed | pending | approved (rejected never returns)"
+    )
+    since: datetime | None = None
+    until: datetime | None = None
+    min_confidence: float | None = None
+    kinds: list[str] | None = None
 
 
 @strawberry.type(description="A task an episode belongs to, and how it ended.")
@@ -21,6 +63,9 @@ class TaskInfo:
     goal: str | None
     status: str | None
     outcome: str | None
+    steps: int | None
+    started_at: datetime | None
+    ended_at: datetime | None
 
 
 @strawberry.type(description="One unit of experience (sanitized: no raw text, no secrets).")
@@ -44,13 +89,79 @@ class Episode:
     review_status: str | None
     resolution: str | None
     resolved_by: str | None
+    uses: int | None
+    successes: int | None
+    failures: int | None
     created_at: datetime | None
 
 
-@strawberry.type(description="Why a hit ranked where it did: each channel's score and rank.")
+@strawberry.type(description="A neighbouring step of the same task.")
+class StepRef:
+    id: str
+    step: int | None
+    summary: str | None
+    outcome: str | None
+
+
+@strawberry.type(description="An error the episode hit or resolved.")
+class HitError:
+    relation: str
+    key: str
+    kind: str
+    category: str | None
+    template: str | None
+    frames: list[str]
+
+
+@strawberry.type
+class PackageVersion:
+    name: str
+    version: str | None
+
+
+@strawberry.type(description="The environment an episode ran in.")
+class Environment:
+    key: str
+    os: str | None
+    os_version: str | None
+    arch: str | None
+    runtime: str | None
+    runtime_version: str | None
+    packages: list[PackageVersion]
+
+
+@strawberry.type(
+    description="A snippet across the bridge, judged against the caller's environment."
+)
+class BridgeSnippet:
+    snippet: Snippet
+    relation: str = strawberry.field(description="GENERATED | USED | MODIFIED")
+    compatible: str = strawberry.field(description="compatible | unknown | incompatible")
+    compatibility: Compatibility
+    success_rate: float | None
+    risk: str
+
+
+@strawberry.type
+class ChannelScore:
+    channel: str
+    score: float = strawberry.field(description="The channel's own score (cosine, Lucene, …)")
+    rank: int
+    contribution: float = strawberry.field(description="What it added to the relevance")
+
+
+@strawberry.type
+class TrustFactor:
+    factor: str
+    value: float = strawberry.field(description="1 is neutral; below lowers, above raises")
+
+
+@strawberry.type(description="Why a hit ranked where it did.")
 class Why:
-    channels: JSON
-    ranks: JSON
+    relevance: float
+    trust_adjustment: float
+    channels: list[ChannelScore]
+    trust: list[TrustFactor]
 
 
 @strawberry.type
@@ -58,19 +169,37 @@ class RecallHit:
     episode: Episode
     score: float
     why: Why
+    snippets: list[BridgeSnippet]
+    errors: list[HitError]
+    environment: Environment | None
     task: TaskInfo | None
+    previous: StepRef | None
+    next: StepRef | None
+    flagged: list[str] = strawberry.field(description="e.g. 'pending review'")
+
+
+@strawberry.type(description="Two returned memories that disagree, side by side.")
+class Conflict:
+    a: Episode
+    b: Episode
+    reason: str
+    similarity: float
 
 
 @strawberry.type
 class RecallResult:
     hits: list[RecallHit]
+    conflicts: list[Conflict]
     abstained: bool
-    reason: str | None
+    reason: str | None = strawberry.field(description="Why nothing was returned, when abstained")
     timings: JSON
 
 
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
 def _episode(row: dict[str, Any]) -> Episode:
-    created = row.get("created_at")
     return Episode(
         id=row["id"],
         project=row["project"],
@@ -91,34 +220,177 @@ def _episode(row: dict[str, Any]) -> Episode:
         review_status=row.get("review_status"),
         resolution=row.get("resolution"),
         resolved_by=row.get("resolved_by"),
-        created_at=created.to_native() if hasattr(created, "to_native") else created,
+        uses=row.get("uses"),
+        successes=row.get("successes"),
+        failures=row.get("failures"),
+        created_at=_native(row.get("created_at")),
     )
 
 
-def _hit(hit: Hit) -> RecallHit:
-    task = None
-    if hit.task:
-        task = TaskInfo(
-            id=hit.task["id"],
-            goal=hit.task.get("goal"),
-            status=hit.task.get("status"),
-            outcome=hit.task.get("outcome"),
+def _step(row: dict[str, Any] | None) -> StepRef | None:
+    if not row:
+        return None
+    return StepRef(
+        id=row["id"], step=row.get("step"), summary=row.get("summary"), outcome=row.get("outcome")
+    )
+
+
+def _environment(row: dict[str, Any] | None) -> Environment | None:
+    if not row:
+        return None
+    packages = [
+        PackageVersion(name=p["name"], version=p.get("version")) for p in row.get("packages") or []
+    ]
+    return Environment(
+        key=row["key"],
+        os=row.get("os"),
+        os_version=row.get("os_version"),
+        arch=row.get("arch"),
+        runtime=row.get("runtime"),
+        runtime_version=row.get("runtime_version"),
+        packages=packages,
+    )
+
+
+def _task(row: dict[str, Any] | None) -> TaskInfo | None:
+    if not row:
+        return None
+    return TaskInfo(
+        id=row["id"],
+        goal=row.get("goal"),
+        status=row.get("status"),
+        outcome=row.get("outcome"),
+        steps=row.get("steps"),
+        started_at=_native(row.get("started_at")),
+        ended_at=_native(row.get("ended_at")),
+    )
+
+
+def _bridge(row: dict[str, Any]) -> BridgeSnippet:
+    verdict = Compatibility(status=row["compatible"], reasons=list(row["reasons"]))
+    return BridgeSnippet(
+        snippet=snippet_view(row),
+        relation=row["relation"],
+        compatible=row["compatible"],
+        compatibility=verdict,
+        success_rate=row.get("success_rate"),
+        risk=row.get("risk") or "none",
+    )
+
+
+def _why(hit: Hit) -> Why:
+    channels = [
+        ChannelScore(
+            channel=name,
+            score=score,
+            rank=hit.ranks.get(name, 0),
+            contribution=hit.contributions.get(name, 0.0),
         )
+        for name, score in sorted(hit.channels.items())
+    ]
+    trust = [TrustFactor(factor=k, value=v) for k, v in sorted(hit.trust.items())]
+    return Why(
+        relevance=hit.relevance,
+        trust_adjustment=hit.score - hit.relevance,
+        channels=channels,
+        trust=trust,
+    )
+
+
+def _hit(hit: Hit, result: RecallAnswer) -> RecallHit:
+    key = (hit.episode["project"], hit.episode["id"])
     return RecallHit(
         episode=_episode(hit.episode),
         score=hit.score,
-        why=Why(channels=hit.channels, ranks=hit.ranks),
-        task=task,
+        why=_why(hit),
+        snippets=[_bridge(s) for s in result.snippets.get(key, [])],
+        errors=[
+            HitError(
+                relation=e["relation"],
+                key=e["key"],
+                kind=e["kind"],
+                category=e.get("category"),
+                template=e.get("template"),
+                frames=list(e.get("frames") or []),
+            )
+            for e in hit.errors
+        ],
+        environment=_environment(hit.environment),
+        task=_task(hit.task),
+        previous=_step(hit.previous),
+        next=_step(hit.next),
+        flagged=hit.flagged,
     )
 
 
-async def run_recall(info: Info, project: str, query: str, k: int) -> RecallResult:
+def _conflict(conflict: FoundConflict, hits: dict[str, Hit]) -> Conflict:
+    return Conflict(
+        a=_episode(hits[conflict.a].episode),
+        b=_episode(hits[conflict.b].episode),
+        reason=conflict.reason,
+        similarity=conflict.similarity,
+    )
+
+
+def _question(
+    project: str,
+    query: str,
+    k: int,
+    context: RecallContext | None,
+    filter: RecallFilter | None,
+    preset: str,
+) -> Question:
+    env = context.environment if context else None
+    environment = None
+    if env is not None:
+        packages = {str(k): str(v) for k, v in dict(env.packages or {}).items()}
+        environment = EnvironmentRecord(
+            os=env.os,
+            os_version=env.os_version,
+            arch=env.arch,
+            runtime=env.runtime,
+            runtime_version=env.runtime_version,
+            packages=packages,
+        )
+    f = filter or RecallFilter()
+    return Question(
+        project=project,
+        query=query,
+        k=k,
+        projects=tuple(context.projects or ()) if context else (),
+        error=context.error if context else None,
+        environment=environment,
+        tags=tuple(context.tags or ()) if context else (),
+        tools=tuple(context.tools or ()) if context else (),
+        outcomes=tuple(f.outcome) if f.outcome else None,
+        review=tuple(f.review_status) if f.review_status else None,
+        since=f.since,
+        until=f.until,
+        min_confidence=f.min_confidence,
+        kinds=tuple(f.kinds) if f.kinds else None,
+        preset=preset,
+    )
+
+
+async def run_recall(
+    info: Info,
+    project: str,
+    query: str,
+    k: int,
+    context: RecallContext | None,
+    filter: RecallFilter | None,
+    preset: str,
+) -> RecallResult:
     services = info.context.ready_services()
-    info.context.caller.require(project)
-    result = await recall_result(services, project=project, query=query, k=k)
+    question = _question(project, query, k, context, filter, preset)
+    info.context.caller.require(question.all_projects)
+    result = await answer(services, question)
+    outcome = result.outcome
+    by_id = {h.episode["id"]: h for h in outcome.hits}
     return RecallResult(
-        hits=[_hit(h) for h in result.hits],
-        abstained=not result.hits,
-        reason=None if result.hits else "no memory in this project matches the question",
-        timings=result.timings,
+        hits=[_hit(h, result) for h in outcome.hits],
+        conflicts=[_conflict(c, by_id) for c in outcome.conflicts],
+        abstained=outcome.abstained,
+        reason=outcome.reason,
+        timings=outcome.timings,
     )

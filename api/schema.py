@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
@@ -182,8 +182,22 @@ class MemoryMutation:
 @strawberry.type
 class RecallQuery:
     @strawberry.field(description="Recall the experience that helps with a question.")
-    async def recall(self, info: Info, project: str, query: str, k: int = 5) -> rt.RecallResult:
-        return await rt.run_recall(info, project, query, k)
+    async def recall(
+        self,
+        info: Info,
+        project: str,
+        query: str,
+        context: rt.RecallContext | None = None,
+        filter: rt.RecallFilter | None = None,
+        k: int = 5,
+        preset: Annotated[
+            str,
+            strawberry.argument(
+                description="Channel weights: balanced, semantic, lexical, errors, rrf"
+            ),
+        ] = "balanced",
+    ) -> rt.RecallResult:
+        return await rt.run_recall(info, project, query, k, context, filter, preset)
 
 
 # Each area contributes its own query and mutation fields; the schema merges them.

@@ -1,44 +1,203 @@
 // Recall: candidate channels and the expansion across the bridge. Reads only.
+// Templates: {{index}} is one of the episode vector indexes and {{kinds}} is empty or
+// "AND e.kind IN $kinds"; both come from a fixed set checked in graph/channels.py.
+// Every other value is a parameter.
 
 // name: vector_episodes
 // mode: read
-// In-index filtering (Cypher 25 SEARCH ... WHERE): the index only sees the project's
-// recallable episodes, so k results come back however large other projects are.
+// In-index filtering (Cypher 25 SEARCH ... WHERE): the index only sees the readable,
+// recallable episodes that pass the filters, so k results come back however large the rest.
 CYPHER 25
 MATCH (e:Episode)
   SEARCH e IN (
-    VECTOR INDEX episode_embedding
+    VECTOR INDEX {{index}}
     FOR $vector
-    WHERE e.project = $project AND e.recallable = true
+    WHERE e.project IN $projects AND e.recallable = true
+      AND e.outcome IN $outcomes AND e.review_status IN $review
+      AND e.created_at >= $since AND e.created_at <= $until
+      AND e.confidence >= $min_confidence {{kinds}}
     LIMIT $limit
   ) SCORE AS score
-RETURN e.id AS id, e.project AS project, score
+RETURN e.project AS project, e.id AS id, score
 ORDER BY score DESC
 
 // name: vector_episodes_overfetch
 // mode: read
-// Servers before 2026.02: ask the index for more than needed and filter after.
-CALL db.index.vector.queryNodes('episode_embedding', $fetch, $vector) YIELD node AS e, score
-WHERE e.project = $project AND e.recallable = true
-RETURN e.id AS id, e.project AS project, score
+// Servers before 2026.02 have no filters inside the vector index: ask for more, filter
+// after, and the caller widens the fetch while filtered results are short.
+CALL db.index.vector.queryNodes('{{index}}', $fetch, $vector) YIELD node AS e, score
+WHERE e.project IN $projects AND e.recallable = true
+  AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until
+  AND e.confidence >= $min_confidence {{kinds}}
+RETURN e.project AS project, e.id AS id, score
 ORDER BY score DESC
 LIMIT $limit
 
 // name: fulltext_episodes
 // mode: read
-CALL db.index.fulltext.queryNodes('episode_text', $text, {limit: $fetch}) YIELD node AS e, score
-WHERE e.project = $project AND e.recallable = true
-RETURN e.id AS id, e.project AS project, score
+// $text already holds +scope:(...) so Lucene filters by project inside the index.
+CALL db.index.fulltext.queryNodes('{{index}}', $text, {limit: $fetch}) YIELD node AS e, score
+WHERE e.project IN $projects AND e.recallable = true
+  AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until
+  AND e.confidence >= $min_confidence {{kinds}}
+RETURN e.project AS project, e.id AS id, score
 ORDER BY score DESC
 LIMIT $limit
 
-// name: episodes_by_id
+// name: error_episodes
 // mode: read
+// Episodes that hit or resolved the same error signatures as the question (exact keys),
+// or errors whose templates are close in meaning (error_embedding, filtered in-index).
+// Rare errors weigh more.
+CYPHER 25
+UNWIND $projects AS project
+CALL (project) {
+  UNWIND $keys AS key
+  MATCH (r:Error {project: project, key: key})
+  RETURN r, 1.0 AS similarity
+  UNION
+  MATCH (r:Error)
+    SEARCH r IN (VECTOR INDEX error_embedding FOR $vector WHERE r.project = project LIMIT 5)
+    SCORE AS similarity
+  WITH r, similarity WHERE similarity >= $min_similarity
+  RETURN r, similarity
+}
+WITH r, max(similarity) AS similarity
+MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
+RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: error_episodes_exact
+// mode: read
+// The same channel for servers without filtered vector search: exact signatures only.
+UNWIND $projects AS project
+UNWIND $keys AS key
+MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
+RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: symbol_episodes
+// mode: read
+// Episodes about the same code locations (classes, modules, files) as the question.
+UNWIND $projects AS project
+UNWIND $symbols AS name
+MATCH (s:Symbol {project: project, name: name})<-[:MENTIONS]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+WITH e, s, COUNT { (s)<-[:MENTIONS]-() } AS mentions
+RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + mentions)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: tag_episodes
+// mode: read
+// Episodes tagged as the caller asked (context tags), or with a tag whose value the
+// question names (an entity: a component, a person, an OS).
+UNWIND $projects AS project
+MATCH (g:Tag {project: project})
+WHERE g.name IN $tags OR g.value IN $words
+MATCH (g)<-[:TAGGED]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
+RETURN e.project AS project, e.id AS id,
+       sum(CASE WHEN g.name IN $tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: tool_episodes
+// mode: read
+UNWIND $projects AS project
+UNWIND $tools AS name
+MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
+RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: environment_episodes
+// mode: read
+// Episodes from environments like the caller's: same OS and runtime, shared package versions.
+UNWIND $projects AS project
+MATCH (v:Environment {project: project})
+WHERE ($os IS NOT NULL AND toLower(v.os) = $os)
+   OR ($runtime IS NOT NULL AND toLower(v.runtime) = $runtime)
+WITH v,
+     (CASE WHEN $os IS NOT NULL AND toLower(v.os) = $os THEN 1.0 ELSE 0.0 END) +
+     (CASE WHEN $runtime IS NOT NULL AND toLower(v.runtime) = $runtime THEN 1.0 ELSE 0.0 END) +
+     (CASE WHEN $runtime_version IS NOT NULL AND v.runtime_version STARTS WITH $runtime_version
+           THEN 1.0 ELSE 0.0 END) +
+     COUNT { (v)-[h:HAS_PACKAGE]->(k:Package) WHERE [k.name, h.version] IN $packages } AS match
+MATCH (v)<-[:IN_ENV]-(e:Episode)
+WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
+  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
+  {{kinds}}
+RETURN e.project AS project, e.id AS id, max(match) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: recall_expand
+// mode: read
+// Everything recall returns about its hits, in one round trip: the episode, its task and
+// how it ended, its errors, environment, neighbouring steps and contradictions.
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 OPTIONAL MATCH (t:Task)-[:HAS_EPISODE]->(e)
-RETURN e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
+CALL (e) {
+  OPTIONAL MATCH (e)-[rel:HIT|RESOLVED]->(r:Error)
+  RETURN collect(DISTINCT CASE WHEN r IS NULL THEN null ELSE
+    {relation: type(rel), key: r.key, kind: r.kind, category: r.category,
+     template: r.template, frames: r.frames} END) AS errors
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment)
+  WITH v LIMIT 1
+  RETURN CASE WHEN v IS NULL THEN null ELSE
+    v {.key, .os, .os_version, .arch, .runtime, .runtime_version,
+       packages: [(v)-[h:HAS_PACKAGE]->(k:Package) | {name: k.name, version: h.version}][..50]}
+  END AS environment
+}
+CALL (e) {
+  OPTIONAL MATCH (p:Episode)-[:NEXT]->(e)
+  WITH p LIMIT 1
+  RETURN CASE WHEN p IS NULL THEN null ELSE p {.id, .step, .summary, .outcome} END AS previous
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:NEXT]->(n:Episode)
+  WITH n LIMIT 1
+  RETURN CASE WHEN n IS NULL THEN null ELSE n {.id, .step, .summary, .outcome} END AS next
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:CONTRADICTS]-(c:Episode)
+  RETURN collect(DISTINCT c.id) AS contradicts
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:TAGGED]->(g:Tag)
+  RETURN collect(g.name) AS tag_names
+}
+RETURN key.project AS project, key.id AS id,
+       e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
           .action_command, .observation, .error_text, .outcome, .tags, .source, .confidence,
-          .review_status, .created_at, .uses, .successes, .failures, .resolution, .resolved_by
-       } AS episode,
-       t {.id, .goal, .status, .outcome} AS task
+          .review_status, .created_at, .uses, .successes, .failures, .resolution,
+          .resolved_by, .embedding} AS episode,
+       CASE WHEN t IS NULL THEN null ELSE
+         t {.id, .goal, .status, .outcome, .started_at, .ended_at,
+            steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
+       errors, environment, previous, next, contradicts

@@ -13,6 +13,7 @@ CREATE CONSTRAINT tool_key IF NOT EXISTS FOR (t:Tool) REQUIRE (t.project, t.name
 CREATE CONSTRAINT package_key IF NOT EXISTS FOR (k:Package) REQUIRE (k.project, k.name) IS UNIQUE;
 CREATE CONSTRAINT tag_key IF NOT EXISTS FOR (g:Tag) REQUIRE (g.project, g.name) IS UNIQUE;
 CREATE CONSTRAINT pattern_key IF NOT EXISTS FOR (p:Pattern) REQUIRE (p.project, p.id) IS UNIQUE;
+CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (s:Symbol) REQUIRE (s.project, s.name) IS UNIQUE;
 
 // Range indexes for the properties recall filters on.
 CREATE INDEX episode_outcome IF NOT EXISTS FOR (e:Episode) ON (e.project, e.outcome);
@@ -25,12 +26,25 @@ CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);
 CREATE INDEX snippet_content IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.content_key);
 CREATE INDEX error_kind IF NOT EXISTS FOR (r:Error) ON (r.project, r.kind);
 CREATE INDEX error_signature IF NOT EXISTS FOR (r:Error) ON (r.signature);
+CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 
 // Vector indexes, cosine. {{dimensions}} is the embedding model's dimension (384 for
 // all-MiniLM-L6-v2), filled in as a checked integer. The WITH list names the
 // properties that SEARCH ... WHERE may filter on inside the index.
 CYPHER 25 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS
 FOR (e:Episode) ON e.embedding
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+// A title alone (a bug's headline, a task's goal) and a chained episode with its
+// neighbours (the steps or turns around it) are channels of their own.
+CYPHER 25 CREATE VECTOR INDEX episode_title_embedding IF NOT EXISTS
+FOR (e:Episode) ON e.title_embedding
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+CYPHER 25 CREATE VECTOR INDEX episode_context_embedding IF NOT EXISTS
+FOR (e:Episode) ON e.context_embedding
 WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
 OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
 
@@ -51,9 +65,14 @@ OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_f
 
 // Full-text indexes (Lucene, English analyser: stop words out, stems in) over episode and
 // snippet text. `keywords` holds identifiers split into their parts (FooBarException ->
-// foo bar exception) so words inside code match.
+// foo bar exception) so words inside code match. `scope` is one token standing for the
+// project, so a query filters by project inside the index (+scope:...).
 CREATE FULLTEXT INDEX episode_text IF NOT EXISTS
-FOR (e:Episode) ON EACH [e.title, e.summary, e.reasoning, e.observation, e.error_text, e.action_command, e.keywords]
+FOR (e:Episode) ON EACH [e.title, e.summary, e.reasoning, e.observation, e.error_text, e.action_command, e.keywords, e.scope]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+
+CREATE FULLTEXT INDEX episode_context IF NOT EXISTS
+FOR (e:Episode) ON EACH [e.context_text, e.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 
 CREATE FULLTEXT INDEX snippet_text IF NOT EXISTS
@@ -64,9 +83,9 @@ CREATE FULLTEXT INDEX error_text IF NOT EXISTS
 FOR (r:Error) ON EACH [r.kind, r.template, r.frames_text]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 
-// Code memory: the symbols snippets import, call or touch, the files they touch, and the
-// lineage (identity of purpose) that links the versions of a snippet.
-CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (y:Symbol) REQUIRE (y.project, y.name) IS UNIQUE;
+// Code memory: the last part of a symbol's name (structural search by a bare function name;
+// Symbol itself is keyed above), the files snippets touch, and the lineage (identity of
+// purpose) that links the versions of a snippet.
 CREATE CONSTRAINT file_key IF NOT EXISTS FOR (f:File) REQUIRE (f.project, f.path) IS UNIQUE;
 CREATE INDEX symbol_tail IF NOT EXISTS FOR (y:Symbol) ON (y.project, y.tail);
 CREATE INDEX snippet_lineage IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.lineage);

@@ -39,6 +39,7 @@ ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failure
 SET e += row.props,
     e.created_at = coalesce(row.created_at, e.created_at, datetime()),
     e.embedding = row.embedding,
+    e.title_embedding = row.title_embedding,
     e.recallable = coalesce(e.review_status, row.review_status) <> 'rejected'
 WITH e, row
 WHERE row.task_id IS NOT NULL
@@ -109,10 +110,37 @@ MERGE (e)-[:USED_TOOL]->(t)
 // mode: write
 UNWIND $rows AS row
 MERGE (g:Tag {project: row.project, name: row.name})
+ON CREATE SET g.value = row.value
 WITH g, row
 UNWIND row.episode_ids AS episode_id
 MATCH (e:Episode {project: row.project, id: episode_id})
 MERGE (e)-[:TAGGED]->(g)
+
+// name: upsert_symbols
+// mode: write
+// Code locations (classes, modules, files) the episodes are about.
+UNWIND $rows AS row
+MERGE (s:Symbol {project: row.project, name: row.name})
+WITH s, row
+UNWIND row.episode_ids AS episode_id
+MATCH (e:Episode {project: row.project, id: episode_id})
+MERGE (e)-[:MENTIONS]->(s)
+
+// name: task_neighbourhoods
+// mode: read
+// Every embedded episode of the given tasks, in chain order, for the context channels.
+UNWIND $tasks AS key
+MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
+WHERE e.embedding IS NOT NULL
+RETURN key.project AS project, key.id AS task, e.id AS id, e.summary AS summary,
+       e.embedding AS embedding
+ORDER BY project, task, coalesce(e.step, 2147483647), e.created_at, e.id
+
+// name: set_context
+// mode: write
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.id})
+SET e.context_embedding = row.vector, e.context_text = row.text
 
 // name: memorize_resolution
 // mode: write

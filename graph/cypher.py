@@ -21,7 +21,7 @@ __all__ = ["Query", "QueryNotFound", "load_queries", "query", "schema_statements
 
 _PACKAGE = "metisgraph.cypher"
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
-_MODE = re.compile(r"^//\s*mode:\s*(read|write)\s*$", re.MULTILINE)
+_MODE = re.compile(r"^//\s*mode:\s*(read|write|batch)\s*$", re.MULTILINE)
 
 
 class QueryNotFound(KeyError):
@@ -32,7 +32,7 @@ class QueryNotFound(KeyError):
 class Query:
     name: str
     text: str
-    mode: Literal["read", "write"]
+    mode: Literal["read", "write", "batch"]  # batch: an implicit transaction (IN TRANSACTIONS)
     source: str
 
 
@@ -47,7 +47,7 @@ def _blocks(source: str, text: str) -> list[Query]:
             raise ValueError(f"{source}: query {header.group(1)!r} has no '// mode:' line")
         lines = [ln for ln in body.splitlines() if not ln.lstrip().startswith("//")]
         cypher = "\n".join(lines).strip().rstrip(";").strip()
-        mode: Literal["read", "write"] = "read" if mode_match.group(1) == "read" else "write"
+        mode: Literal["read", "write", "batch"] = mode_match.group(1)  # type: ignore[assignment]
         out.append(Query(header.group(1), cypher, mode, source))
     return out
 

@@ -1,41 +1,29 @@
-"""Recall: find the episodes that help with a question, from several channels, fused."""
+"""Recall: candidates from every channel, fused, weighted by trust, expanded across the bridge.
+
+Round trips: the channels (concurrently), then one expansion query for the best
+candidates — a fixed number, whatever k and whatever the size of the graph.
+"""
 
 from __future__ import annotations
 
-import re
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
+from metisgraph.graph.channels import RecallRequest, gather_channels
+from metisgraph.graph.conflicts import Conflict, find_conflicts
+from metisgraph.graph.fusion import Fused, fuse
+from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.store import GraphStore
+from metisgraph.graph.trust import trust_adjustment, trust_factors
 
-__all__ = ["Hit", "RecallQuery", "RecallResult", "lucene_query", "recall"]
+__all__ = ["Hit", "RecallOutcome", "recall"]
 
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-_WORD = re.compile(r"[\w.$#@-]+", re.UNICODE)
-_RRF_K = 60
-
-
-def lucene_query(text: str, max_terms: int = 64) -> str:
-    """A safe Lucene query from free text: terms escaped, OR-ed (no user syntax gets through)."""
-    terms = []
-    for word in _WORD.findall(text):
-        word = word.strip(".-")
-        if len(word) < 2:
-            continue
-        terms.append(_LUCENE_SPECIAL.sub(r"\\\1", word))
-        if len(terms) >= max_terms:
-            break
-    return " OR ".join(terms)
-
-
-@dataclass(frozen=True)
-class RecallQuery:
-    project: str
-    text: str
-    vector: list[float]
-    k: int = 5
+_EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
+_TEXT_CHARS = 4000
+_VECTOR_CHANNELS = ("vector", "title", "context")
+_STRONG_GRAPH = ("errors", "symbols")
 
 
 @dataclass
@@ -43,67 +31,114 @@ class Hit:
     episode: dict[str, Any]
     task: dict[str, Any] | None
     score: float
-    channels: dict[str, float] = field(default_factory=dict)  # channel -> raw score
-    ranks: dict[str, int] = field(default_factory=dict)  # channel -> 1-based rank
+    relevance: float
+    channels: dict[str, float]
+    ranks: dict[str, int]
+    contributions: dict[str, float]
+    trust: dict[str, float]
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    environment: dict[str, Any] | None = None
+    previous: dict[str, Any] | None = None
+    next: dict[str, Any] | None = None
+    flagged: list[str] = field(default_factory=list)
 
 
 @dataclass
-class RecallResult:
+class RecallOutcome:
     hits: list[Hit]
+    conflicts: list[Conflict]
+    abstained: bool
+    reason: str | None
     timings: dict[str, float]
+    candidates: int
 
 
-async def _channel(store: GraphStore, name: str, **params: Any) -> list[dict[str, Any]]:
-    return await store.run(name, **params)
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
 
 
-async def recall(store: GraphStore, q: RecallQuery, *, vector_filters: bool = True) -> RecallResult:
-    """Vector and full-text candidates, fused by reciprocal rank, then fetched in one trip."""
-    timings: dict[str, float] = {}
-    fetch = max(q.k * 4, 20)
-    started = time.perf_counter()
-    if vector_filters:
-        vec = await _channel(
-            store, "vector_episodes", project=q.project, vector=q.vector, limit=fetch
-        )
-    else:
-        vec = await _channel(
-            store,
-            "vector_episodes_overfetch",
-            project=q.project,
-            vector=q.vector,
-            limit=fetch,
-            fetch=fetch * 10,
-        )
-    timings["vector_ms"] = (time.perf_counter() - started) * 1000
-    started = time.perf_counter()
-    lucene = lucene_query(q.text)
-    text = (
-        await _channel(
-            store, "fulltext_episodes", project=q.project, text=lucene, limit=fetch, fetch=fetch * 5
-        )
-        if lucene
-        else []
+def _trim(episode: dict[str, Any]) -> dict[str, Any]:
+    for key in ("observation", "reasoning", "action_command", "error_text"):
+        text = episode.get(key)
+        if isinstance(text, str) and len(text) > _TEXT_CHARS:
+            episode[key] = text[:_TEXT_CHARS] + " …"
+    episode["created_at"] = _native(episode.get("created_at"))
+    return episode
+
+
+def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -> Hit:
+    episode = _trim(dict(row["episode"]))
+    factors = trust_factors(episode, req.settings.trust, now)
+    flagged = ["pending review"] if episode.get("review_status") == "pending" else []
+    task = row.get("task")
+    if task:
+        task = {k: _native(v) for k, v in task.items()}
+    return Hit(
+        episode=episode,
+        task=task,
+        score=fused.relevance + trust_adjustment(factors, req.settings.trust),
+        relevance=fused.relevance,
+        channels=fused.scores,
+        ranks=fused.ranks,
+        contributions=fused.contributions,
+        trust=factors,
+        errors=[e for e in row.get("errors") or [] if e],
+        environment=row.get("environment"),
+        previous=row.get("previous"),
+        next=row.get("next"),
+        flagged=flagged,
     )
-    timings["fulltext_ms"] = (time.perf_counter() - started) * 1000
 
-    fused: dict[tuple[str, str], float] = defaultdict(float)
-    channels: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-    ranks: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
-    for name, rows in (("vector", vec), ("fulltext", text)):
-        for rank, row in enumerate(rows, start=1):
-            key = (row["project"], row["id"])
-            fused[key] += 1.0 / (_RRF_K + rank)
-            channels[key][name] = float(row["score"])
-            ranks[key][name] = rank
-    top = sorted(fused, key=lambda key: fused[key], reverse=True)[: q.k]
+
+def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
+    """A reason to return nothing when the best evidence is weak, else None."""
+    if not hits:
+        return "no memory in the readable projects matches the question"
+    if any(name in hit.channels for hit in hits for name in _STRONG_GRAPH):
+        return None
+    best = max((hit.channels.get(c, 0.0) for hit in hits for c in _VECTOR_CHANNELS), default=0.0)
+    if best < req.settings.abstain_below:
+        return (
+            f"the closest memory is too far from the question (similarity {best:.2f} < "
+            f"{req.settings.abstain_below:.2f}) and no error or code location matches"
+        )
+    return None
+
+
+async def recall(store: GraphStore, req: RecallRequest, *, in_index: bool = True) -> RecallOutcome:
+    """Answer a recall request; the hits carry why they ranked where they did."""
     started = time.perf_counter()
-    rows = await store.run("episodes_by_id", keys=[{"project": p, "id": i} for p, i in top])
-    timings["fetch_ms"] = (time.perf_counter() - started) * 1000
-    by_key = {(r["episode"]["project"], r["episode"]["id"]): r for r in rows}
-    hits = [
-        Hit(by_key[key]["episode"], by_key[key]["task"], fused[key], channels[key], ranks[key])
-        for key in top
-        if key in by_key
+    channels, timings = await gather_channels(store, req, in_index=in_index)
+    timings["channels_ms"] = (time.perf_counter() - started) * 1000
+    fused = fuse(channels, req.settings)
+    fused = [
+        f
+        for f in fused
+        if any(n in f.scores for n in (*DENSE_CHANNELS, *_STRONG_GRAPH)) or len(f.scores) > 1
     ]
-    return RecallResult(hits=hits, timings=timings)
+    shortlist = fused[: req.k * _EXPAND_EXTRA]
+    expanded = time.perf_counter()
+    rows = await store.run(
+        "recall_expand", keys=[{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
+    )
+    timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
+    by_key = {(r["project"], r["id"]): r for r in rows}
+    now = datetime.now(UTC)
+    hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
+    hits.sort(key=lambda h: -h.score)
+    hits = hits[: req.k]
+    reason = _abstain(hits, req)
+    conflicts: list[Conflict] = []
+    if reason is None:
+        for hit in hits:
+            hit.episode["error_keys"] = [e["key"] for e in hit.errors]
+        conflicts = find_conflicts([h.episode for h in hits], req.settings.conflict_similarity)
+    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    return RecallOutcome(
+        hits=[] if reason else hits,
+        conflicts=conflicts,
+        abstained=reason is not None,
+        reason=reason,
+        timings=timings,
+        candidates=len(fused),
+    )

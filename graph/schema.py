@@ -11,6 +11,11 @@ from metisgraph.graph.store import GraphStore
 __all__ = ["SchemaMismatch", "SchemaReport", "apply_schema", "schema_for"]
 
 _WITH_FILTERS = re.compile(r"\bWITH\s*\[[^\]]*\]\s*(?=OPTIONS)", re.IGNORECASE)
+_INDEX = re.compile(
+    r"CREATE\s+(?:VECTOR|FULLTEXT)\s+INDEX\s+(\w+)\s+IF NOT EXISTS\s+FOR\s+\(\w+:\w+\)\s+ON\s+"
+    r"(?:EACH\s+)?\[?([^\]]+?)\]?\s*(?:WITH\s*\[([^\]]*)\])?\s*OPTIONS",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 class SchemaMismatch(RuntimeError):
@@ -52,11 +57,42 @@ async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
         )
 
 
+def _wanted_properties(statements: list[str]) -> dict[str, list[str]]:
+    """Index name -> the properties it should cover (vector filter properties included)."""
+    wanted = {}
+    for statement in statements:
+        match = _INDEX.search(statement)
+        if match:
+            names = [p.strip().split(".")[-1] for p in match.group(2).split(",")]
+            names += [
+                p.strip().split(".")[-1] for p in (match.group(3) or "").split(",") if p.strip()
+            ]
+            wanted[match.group(1)] = names
+    return wanted
+
+
+async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> list[str]:
+    """Indexes whose definition changed since they were created are dropped to be rebuilt."""
+    wanted = _wanted_properties(statements)
+    rows = await store.run_text(
+        "SHOW INDEXES YIELD name, properties RETURN name, properties", read=True
+    )
+    changed = [
+        r["name"]
+        for r in rows
+        if r["name"] in wanted and sorted(r["properties"] or []) != sorted(wanted[r["name"]])
+    ]
+    for name in changed:
+        await store.run_text(f"DROP INDEX {name} IF EXISTS")  # name from our own schema file
+    return changed
+
+
 async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300) -> SchemaReport:
     """Create missing constraints and indexes, then wait until every index is online."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
+    await _drop_changed_indexes(store, statements)
     for statement in statements:
         await store.run_text(statement)
     await store.run_text("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})

@@ -60,7 +60,15 @@ class GraphStore:
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named query in one managed transaction (reads routed as reads)."""
         q = query(name)
+        if q.mode == "batch":
+            return await self._run_implicit(q.text, params)
         return await self.run_text(q.text, params, read=q.mode == "read")
+
+    async def _run_implicit(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        # CALL ... IN TRANSACTIONS commits as it goes: only an auto-commit query may do that.
+        async with self.driver.session(database=self.database) as session:
+            result = await session.run(text, params)  # type: ignore[arg-type]
+            return [record.data() async for record in result]
 
     async def run_text(
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False

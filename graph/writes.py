@@ -24,6 +24,7 @@ class WriteBatch:
     environments: list[Row] = field(default_factory=list)
     tools: list[Row] = field(default_factory=list)
     tags: list[Row] = field(default_factory=list)
+    symbols: list[Row] = field(default_factory=list)
     chained_tasks: list[Row] = field(
         default_factory=list
     )  # {project, id} whose NEXT chain to refresh
@@ -42,6 +43,7 @@ class WriteBatch:
             ("upsert_environments", "rows", self.environments),
             ("upsert_tools", "rows", self.tools),
             ("upsert_tags", "rows", self.tags),
+            ("upsert_symbols", "rows", self.symbols),
             ("link_task_chains", "tasks", self.chained_tasks),
         ):
             if rows:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["identifier_keywords"]
+__all__ = ["identifier_keywords", "tag_value", "words"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:[.:/][A-Za-z_$][\w$]*)+|[A-Za-z_$][\w$]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
@@ -45,3 +45,23 @@ def identifier_keywords(text: str, limit: int = 4000) -> str:
             if size >= limit:
                 return " ".join(out)
     return " ".join(out)
+
+
+_WORDS = re.compile(r"[\w.+#-]+")
+
+
+def tag_value(tag: str) -> str:
+    """The value part of a ``key:value`` tag, lower-cased: what a question would name."""
+    return tag.partition(":")[2].strip().lower()
+
+
+def words(text: str, limit: int = 200) -> list[str]:
+    """Lower-cased words of a question, to meet tag values (``speaker:caroline`` <- Caroline)."""
+    out: dict[str, None] = {}
+    for match in _WORDS.finditer(text.lower()):
+        word = match.group(0).strip(".-")
+        if len(word) >= 2:
+            out.setdefault(word)
+        if len(out) >= limit:
+            break
+    return list(out)

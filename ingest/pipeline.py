@@ -24,7 +24,9 @@ from metisgraph.graph.writes import (
     write_batch,
 )
 from metisgraph.ingest.adapters.base import Parsed, Refused
+from metisgraph.ingest.context import refresh_context
 from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.keywords import tag_value
 from metisgraph.ingest.prepare import PreparedEpisode, PreparedTask, prepare_episode, prepare_task
 from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, TaskStatus
 from metisgraph.ingest.snippets import (
@@ -154,6 +156,7 @@ def _group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], 
     environments: dict[tuple[str, str], dict[str, Any]] = {}
     tools: dict[tuple[str, str], dict[str, Any]] = {}
     tags: dict[tuple[str, str], dict[str, Any]] = {}
+    symbols: dict[tuple[str, str], dict[str, Any]] = {}
     for ep in episodes:
         env = ep.environment
         if env is not None:
@@ -182,10 +185,21 @@ def _group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], 
             row["episode_ids"].append(ep.id)
         for tag in ep.tags:
             row = tags.setdefault(
-                (ep.project, tag), {"project": ep.project, "name": tag, "episode_ids": []}
+                (ep.project, tag),
+                {"project": ep.project, "name": tag, "value": tag_value(tag), "episode_ids": []},
             )
             row["episode_ids"].append(ep.id)
-    return list(environments.values()), list(tools.values()), list(tags.values())
+        for name in ep.symbols:
+            row = symbols.setdefault(
+                (ep.project, name), {"project": ep.project, "name": name, "episode_ids": []}
+            )
+            row["episode_ids"].append(ep.id)
+    return (
+        list(environments.values()),
+        list(tools.values()),
+        list(tags.values()),
+        list(symbols.values()),
+    )
 
 
 class Ingestor:
@@ -243,6 +257,7 @@ class Ingestor:
             if t.props["status"] == TaskStatus.resolved
         ]
         await write_batch(self.store, write)
+        await refresh_context(self.store, write.chained_tasks)
         summary.tasks += len(tasks)
         summary.written += len(changed)
         summary.errors += len(write.errors)
@@ -265,10 +280,16 @@ class Ingestor:
     async def _add_episodes(self, write: WriteBatch, episodes: list[PreparedEpisode]) -> None:
         if not episodes:
             return
-        vectors = await self.embedder.aencode([e.text_for_embedding for e in episodes])
-        write.episodes = [e.row(v.tolist()) for e, v in zip(episodes, vectors, strict=True)]
+        titled = [e for e in episodes if e.title_text]
+        texts = [e.text_for_embedding for e in episodes] + [e.title_text or "" for e in titled]
+        vectors = await self.embedder.aencode(texts)
+        titles = {id(e): v.tolist() for e, v in zip(titled, vectors[len(episodes) :], strict=True)}
+        write.episodes = [
+            e.row(v.tolist(), titles.get(id(e)))
+            for e, v in zip(episodes, vectors[: len(episodes)], strict=True)
+        ]
         await self._add_errors(write, episodes)
-        write.environments, write.tools, write.tags = _group_rows(episodes)
+        write.environments, write.tools, write.tags, write.symbols = _group_rows(episodes)
         write.chained_tasks = [
             {"project": p, "id": t}
             for p, t in sorted({(e.project, e.task_id) for e in episodes if e.task_id})
@@ -277,8 +298,10 @@ class Ingestor:
     async def _add_snippets(
         self, write: WriteBatch, episodes: list[PreparedEpisode], records: list[SnippetRecord]
     ) -> list[PreparedSnippet]:
-        """Code from the episodes (inline, extracted) and snippet records: analysed, embedded once,
-        versioned against what is stored. Returns the prepared snippets (several may share an id)."""
+        """Code from the episodes and snippet records: analysed, versioned, embedded once.
+
+        Returns the prepared snippets (several may share an id).
+        """
         snippets = await anyio.to_thread.run_sync(prepare_snippets, episodes, records)
         if not snippets:
             return []

@@ -17,10 +17,13 @@ from metisgraph.ingest.environment import EnvironmentFingerprint, extract_enviro
 from metisgraph.ingest.errors import ErrorSignature, extract_errors
 from metisgraph.ingest.keywords import identifier_keywords
 from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
+from metisgraph.ingest.redaction import redact, redact_value
+from metisgraph.ingest.symbols import code_symbols
 from metisgraph.ingest.tools import ToolUse, extract_tools
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "PIPELINE_VERSION",
     "PreparedEpisode",
     "PreparedTask",
     "embed_text",
@@ -28,6 +31,9 @@ __all__ = [
     "prepare_task",
     "sanitize_value",
 ]
+
+# Part of every content hash: a release that prepares episodes differently re-processes them.
+PIPELINE_VERSION = "2"
 
 DEFAULT_CONFIDENCE = {
     Source.reviewer: 0.95,
@@ -38,6 +44,11 @@ DEFAULT_CONFIDENCE = {
 # Long observations are kept (sanitized) for reading, but only their head is embedded.
 _EMBED_OBSERVATION_CHARS = 600
 _EMBED_CHARS = 2000
+
+
+def project_scope(project: str) -> str:
+    """One Lucene token standing for the project, so full-text search filters inside the index."""
+    return "p" + hashlib.sha256(project.encode()).hexdigest()[:24]
 
 
 def _digest(*parts: object) -> str:
@@ -55,13 +66,21 @@ def _clean(text: str | None, details: dict[str, set[str]]) -> str | None:
 
 
 def sanitize_value(value: Any, details: dict[str, set[str]]) -> Any:
-    """Sanitize every string inside a JSON-like value (facts, action parameters)."""
+    """Sanitize every string inside a JSON-like value (facts, action parameters).
+
+    Values under secret-sounding keys (``db_password``, ``token``) are redacted first,
+    whatever they look like.
+    """
+    return _sanitize_leaves(redact_value(value), details)
+
+
+def _sanitize_leaves(value: Any, details: dict[str, set[str]]) -> Any:
     if isinstance(value, str):
         return _clean(value, details)
     if isinstance(value, dict):
-        return {str(k): sanitize_value(v, details) for k, v in value.items()}
+        return {str(k): _sanitize_leaves(v, details) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [sanitize_value(v, details) for v in value]
+        return [_sanitize_leaves(v, details) for v in value]
     return value
 
 
@@ -111,13 +130,17 @@ class PreparedEpisode:
     content_hash: str
     review_status: str
     created_at: datetime | None
+    title_text: str | None = None
     errors: list[ErrorSignature] = field(default_factory=list)
+    symbols: list[str] = field(default_factory=list)
     environment: EnvironmentFingerprint | None = None
     tools: list[ToolUse] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     record: EpisodeRecord | None = None
 
-    def row(self, embedding: list[float] | None) -> dict[str, Any]:
+    def row(
+        self, embedding: list[float] | None, title_embedding: list[float] | None = None
+    ) -> dict[str, Any]:
         return {
             "project": self.project,
             "id": self.id,
@@ -126,6 +149,7 @@ class PreparedEpisode:
             "created_at": self.created_at,
             "props": self.props,
             "embedding": embedding,
+            "title_embedding": title_embedding,
         }
 
 
@@ -163,7 +187,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     props: dict[str, Any] = {
         "task_id": record.task_id,
         "step": record.step,
-        "kind": record.kind,
+        "kind": record.kind or "episode",
         "title": _clean(record.title, details),
         "summary": _clean(record.summary, details),
         "reasoning": _clean(record.reasoning, details),
@@ -193,13 +217,21 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]
     )
     props["keywords"] = identifier_keywords(searchable + " " + (props["observation"] or "")[:4000])
+    props["scope"] = project_scope(record.project)
+    patches = [s.code for s in record.snippets]
+    symbols = code_symbols(
+        [props["title"], props["summary"], props["error_text"], props["action_command"]],
+        errors,
+        [redact(p).text for p in patches],
+    )
+    props["symbols"] = symbols
     props["details"] = (
         json.dumps({k: sorted(v) for k, v in sorted(details.items())}) if details else None
     )
     episode_id = _episode_id(record, props)
     text = embed_text(props, errors)
     created_at = _utc(record.created_at)
-    content_hash = _digest(props, created_at, model_name)
+    content_hash = _digest(props, created_at, model_name, PIPELINE_VERSION)
     props["content_hash"] = content_hash
     return PreparedEpisode(
         project=record.project,
@@ -210,7 +242,9 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         content_hash=content_hash,
         review_status="unreviewed",
         created_at=created_at,
+        title_text=props["title"] or None,
         errors=errors,
+        symbols=symbols,
         environment=environment,
         tools=_dedupe_tools(tools),
         tags=list(dict.fromkeys(record.tags)),

@@ -72,9 +72,31 @@ def _corpus(records_dir: Path) -> tuple[dict[str, EpisodeRecord], list[Refused]]
     parsed, refused = _split(list(read_path(records_dir / "corpus.jsonl")))
     episodes = {}
     for item in parsed:
+        if isinstance(item.record, TaskRecord):  # a conversation's session
+            continue
         assert isinstance(item.record, EpisodeRecord)
         episodes[item.record.id or ""] = item.record
     return episodes, refused
+
+
+def test_corpus_dialogue_turns_are_chained_as_one_session(tmp_path: Path) -> None:
+    lines = [
+        {"id": f"c:{n}", "project": "talk", "kind": "dialogue_turn", "text": f"turn {n}",
+         "created_at": "1:56 pm on 8 May, 2023"} for n in range(3)
+    ] + [{"id": "c:3", "project": "talk", "kind": "dialogue_turn", "text": "later",
+          "created_at": "2:00 pm on 9 May, 2023"},
+         {"id": "r:1", "project": "talk", "kind": "bug_report", "text": "not a turn",
+          "created_at": "2:00 pm on 9 May, 2023"}]  # fmt: skip
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    records = [i.record for i in read_path(corpus, format="corpus") if isinstance(i, Parsed)]
+    tasks = [r for r in records if isinstance(r, TaskRecord)]
+    turns = [r for r in records if isinstance(r, EpisodeRecord)]
+    assert len(tasks) == 2 and records[0] is tasks[0]
+    assert [(t.task_id == tasks[0].id, t.step) for t in turns[:3]] == [(True, 0), (True, 1),
+                                                                         (True, 2)]  # fmt: skip
+    assert (turns[3].task_id, turns[3].step) == (tasks[1].id, 0)
+    assert turns[4].task_id is None
 
 
 def test_corpus_items_become_user_episodes_with_their_ids(records_dir: Path) -> None:

@@ -9,6 +9,7 @@ know are kept in ``facts``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,14 @@ from metisgraph.ingest.adapters.jsonfile import read_lines
 from metisgraph.ingest.adapters.shape import as_object, list_at, text_at
 from metisgraph.ingest.adapters.text import looks_like_diff
 from metisgraph.ingest.adapters.timestamps import parse_datetime
-from metisgraph.ingest.records import Outcome, SnippetKind, SnippetRelation, Source
+from metisgraph.ingest.records import (
+    EpisodeRecord,
+    Outcome,
+    SnippetKind,
+    SnippetRelation,
+    Source,
+    TaskRecord,
+)
 
 __all__ = ["corpus_episode", "read_corpus"]
 
@@ -36,9 +44,58 @@ _FIXED_WORDS = {"fix", "fixed", "fixes", "resolved", "solved", "solution", "hotf
 
 
 def read_corpus(path: Path, project: str | None = None) -> Iterator[Parsed | Refused]:
-    """One episode per corpus line; ``project`` fills in where a line names none."""
+    """One episode per corpus line; ``project`` fills in where a line names none.
+
+    Turns of a conversation come as consecutive lines of a conversational kind (``*turn*``,
+    ``message``, ``utterance``) with the same project and time; they are chained as one
+    session (a task) in file order, so recall can see each turn with its neighbours.
+    """
+    sessions = _Sessions()
     for line in read_lines(path):
-        yield line if isinstance(line, Refused) else corpus_episode(line.value, line.ref, project)
+        if isinstance(line, Refused):
+            yield line
+            continue
+        parsed = corpus_episode(line.value, line.ref, project)
+        if isinstance(parsed, Parsed):
+            yield from sessions.chain(parsed)
+        else:
+            yield parsed
+
+
+class _Sessions:
+    """Assigns consecutive conversational turns to one session task, in order."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str] | None = None
+        self._task: str | None = None
+        self._step = 0
+
+    def chain(self, parsed: Parsed) -> list[Parsed]:
+        """The episode in its session; a session's task comes before its first turn."""
+        record = parsed.record
+        if not isinstance(record, EpisodeRecord) or not _conversational(record.kind):
+            self._key = None
+            return [parsed]
+        when = str(record.created_at or record.facts.get("created_at_text") or "")
+        key = (record.project, when)
+        out = []
+        if key != self._key:
+            self._key, self._step = key, 0
+            digest = hashlib.sha256(f"{record.project}|{when}|{record.id}".encode()).hexdigest()
+            self._task = f"session:{digest[:16]}"
+            goal = f"Conversation ({when})" if when else "Conversation"
+            task = TaskRecord(project=record.project, id=self._task, goal=goal,
+                              started_at=record.created_at)  # fmt: skip
+            out.append(Parsed(task, parsed.ref))
+        else:
+            self._step += 1
+        chained = record.model_copy(update={"task_id": self._task, "step": self._step})
+        return [*out, Parsed(chained, parsed.ref)]
+
+
+def _conversational(kind: str | None) -> bool:
+    words = set(re.split(r"[^a-z]+", (kind or "").lower()))
+    return bool(words & {"turn", "message", "utterance", "dialogue", "dialog", "chat"})
 
 
 def corpus_episode(item: object, ref: SourceRef, project: str | None = None) -> Parsed | Refused:

@@ -1,0 +1,175 @@
+"""`metisgraph eval retrieval`: recall quality on a labelled set, through the public paths.
+
+The corpus goes through the normal ingest pipeline into a fresh project namespace; each
+query goes through the same recall code as the API (``recall_service.answer``), with the
+query's own record excluded. Nothing here knows which set it reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from metisgraph.api.recall_service import Question, answer
+from metisgraph.api.services import Services
+from metisgraph.ingest.adapters import Parsed, Refused, read_path
+from metisgraph.ingest.records import EpisodeRecord
+
+__all__ = ["EvalQuery", "RetrievalReport", "evaluate_retrieval", "load_queries", "metrics"]
+
+CUTOFFS = (1, 5, 10)
+
+
+class RetrievalSetError(ValueError):
+    """The set is not in the documented format (names the file, line and field)."""
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    id: str
+    project: str
+    text: str
+    error: str | None
+    relevant: frozenset[str]
+    exclude: frozenset[str]
+
+
+@dataclass
+class RetrievalReport:
+    n: int
+    recall: dict[int, float]
+    mrr10: float
+    ndcg10: float
+    latency_ms: dict[str, float]
+    ingest: dict[str, int] = field(default_factory=dict)
+    abstained: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            **{f"recall@{k}": round(v, 4) for k, v in self.recall.items()},
+            "mrr@10": round(self.mrr10, 4),
+            "ndcg@10": round(self.ndcg10, 4),
+            "latency_ms": {k: round(v, 2) for k, v in self.latency_ms.items()},
+            "abstained": self.abstained,
+            "ingest": self.ingest,
+        }
+
+
+def load_queries(path: Path) -> list[EvalQuery]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            out.append(
+                EvalQuery(
+                    id=str(item["id"]),
+                    project=str(item["project"]),
+                    text=str(item["text"] or ""),
+                    error=item.get("error"),
+                    relevant=frozenset(map(str, item["relevant"])),
+                    exclude=frozenset(map(str, item.get("exclude") or ())),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise RetrievalSetError(f"{path}:{number}: {type(exc).__name__}: {exc}") from None
+    return out
+
+
+def metrics(ranked: list[str], relevant: frozenset[str]) -> dict[str, float]:
+    """Hit at 1/5/10, reciprocal rank and nDCG (binary gains) at 10 for one query."""
+    out = {f"r{k}": float(any(r in relevant for r in ranked[:k])) for k in CUTOFFS}
+    first = next((i for i, r in enumerate(ranked[:10], start=1) if r in relevant), None)
+    out["mrr"] = 1.0 / first if first else 0.0
+    dcg = sum(1 / math.log2(i + 1) for i, r in enumerate(ranked[:10], start=1) if r in relevant)
+    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(relevant), 10) + 1))
+    out["ndcg"] = dcg / ideal if ideal else 0.0
+    return out
+
+
+def _renamed(items: Iterator[Parsed | Refused], namespace: str) -> Iterator[Parsed | Refused]:
+    for item in items:
+        if isinstance(item, Parsed) and isinstance(item.record, EpisodeRecord):
+            record = item.record.model_copy(update={"project": namespace + item.record.project})
+            yield Parsed(record, item.ref)
+        else:
+            yield item
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+async def evaluate_retrieval(
+    services: Services,
+    directory: Path,
+    *,
+    k: int = 10,
+    preset: str = "balanced",
+    keep: bool = False,
+    namespace: str | None = None,
+) -> RetrievalReport:
+    """Ingest DIR/corpus.jsonl into a fresh namespace, ask DIR/queries.jsonl, measure."""
+    corpus, queries_file = directory / "corpus.jsonl", directory / "queries.jsonl"
+    for path in (corpus, queries_file):
+        if not path.is_file():
+            raise RetrievalSetError(
+                f"{path}: missing (a retrieval set has corpus.jsonl and queries.jsonl)"
+            )
+    queries = load_queries(queries_file)
+    # A fixed namespace with keep=True lets a second run skip the embedding work: the
+    # pipeline sees unchanged content and writes nothing.
+    namespace = namespace or f"eval-{uuid.uuid4().hex[:8]}-"
+    summary = await services.ingestor.ingest(
+        _renamed(read_path(corpus, format="corpus"), namespace)
+    )
+    projects = {namespace + q.project for q in queries}
+    try:
+        totals: dict[str, float] = {}
+        latencies: list[float] = []
+        abstained = 0
+        for q in queries:
+            question = Question(
+                project=namespace + q.project,
+                query=q.text or "?",
+                error=q.error,
+                k=k,
+                exclude=q.exclude,
+                preset=preset,
+            )
+            started = time.perf_counter()
+            result = await answer(services, question)
+            latencies.append((time.perf_counter() - started) * 1000)
+            abstained += result.outcome.abstained
+            ranked = [h.episode["id"] for h in result.outcome.hits]
+            for name, value in metrics(ranked, q.relevant).items():
+                totals[name] = totals.get(name, 0.0) + value
+    finally:
+        if not keep:
+            for project in projects:
+                await services.store.run("forget_project", project=project)
+    n = len(queries) or 1
+    return RetrievalReport(
+        n=len(queries),
+        recall={c: totals.get(f"r{c}", 0.0) / n for c in CUTOFFS},
+        mrr10=totals.get("mrr", 0.0) / n,
+        ndcg10=totals.get("ndcg", 0.0) / n,
+        latency_ms={
+            "p50": statistics.median(latencies) if latencies else 0.0,
+            "p95": _percentile(latencies, 0.95),
+        },
+        ingest=summary.as_dict(),
+        abstained=abstained,
+    )

@@ -1,0 +1,77 @@
+"""Memories that disagree: a similar situation with a contradicting outcome or action."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Conflict", "find_conflicts"]
+
+_OPPOSITE = {frozenset({"success", "failure"}), frozenset({"partial", "failure"})}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    a: str
+    b: str
+    reason: str
+    similarity: float
+
+
+def _similarity(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
+    if not a or not b:
+        return 0.0
+    va, vb = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    denominator = float(np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0
+    return float(va @ vb) / denominator
+
+
+def _differs(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    first, second = a.get("action_command"), b.get("action_command")
+    return bool(first and second and first.strip() != second.strip())
+
+
+def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> list[Conflict]:
+    """Pairs among the returned episodes that contradict each other, with the reason.
+
+    Explicit CONTRADICTS links always count. Otherwise two episodes conflict when their
+    situations are alike (cosine of their vectors >= threshold, or the same error) and
+    their outcomes are opposite, or one succeeded with a different action than the other.
+    Steps of one task are not in conflict: a task's own failures led to its success.
+    """
+    out: list[Conflict] = []
+    for a, b in combinations(episodes, 2):
+        similarity = _similarity(a.get("embedding"), b.get("embedding"))
+        if b["id"] in (a.get("contradicts") or []) or a["id"] in (b.get("contradicts") or []):
+            out.append(Conflict(a["id"], b["id"], "recorded as contradicting", similarity))
+            continue
+        if a.get("task_id") and a.get("task_id") == b.get("task_id"):
+            continue
+        same_error = bool(set(a.get("error_keys") or ()) & set(b.get("error_keys") or ()))
+        if similarity < threshold and not same_error:
+            continue
+        why = "the same error" if same_error else f"similar situations ({similarity:.2f})"
+        outcomes = frozenset({a.get("outcome"), b.get("outcome")})
+        if outcomes in _OPPOSITE:
+            out.append(
+                Conflict(
+                    a["id"],
+                    b["id"],
+                    f"{why} with opposite outcomes ({' vs '.join(sorted(outcomes))})",
+                    similarity,
+                )
+            )
+        elif a.get("outcome") == b.get("outcome") == "success" and _differs(a, b):
+            out.append(
+                Conflict(
+                    a["id"],
+                    b["id"],
+                    f"{why}, different actions both reported as working",
+                    similarity,
+                )
+            )
+    return out

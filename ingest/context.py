@@ -1,0 +1,56 @@
+"""The neighbourhood of a chained episode: the steps or turns just before and after it.
+
+A step of a trajectory or a turn of a dialogue often makes sense only with its
+neighbours; recall has a channel that sees each chained episode together with them.
+The context vector is the normalised sum of the neighbours' and its own vectors (no
+extra model call); the context text is their summaries, for the full-text side.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+import numpy as np
+
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["context_rows", "refresh_context"]
+
+_WINDOW = 1  # neighbours on each side
+_TEXT_CHARS = 600
+
+
+def context_rows(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Context vector and text for each episode of one chain (in order)."""
+    if len(chain) < 2:
+        return []
+    vectors = np.asarray([row["embedding"] for row in chain], dtype=np.float32)
+    rows = []
+    for i, row in enumerate(chain):
+        lo, hi = max(0, i - _WINDOW), min(len(chain), i + _WINDOW + 1)
+        summed = vectors[lo:hi].sum(axis=0)
+        norm = float(np.linalg.norm(summed)) or 1.0
+        text = "\n".join((chain[j]["summary"] or "")[:_TEXT_CHARS] for j in range(lo, hi))
+        rows.append(
+            {
+                "project": row["project"],
+                "id": row["id"],
+                "vector": (summed / norm).tolist(),
+                "text": text,
+            }
+        )
+    return rows
+
+
+async def refresh_context(store: GraphStore, tasks: list[dict[str, str]]) -> int:
+    """Recompute the context of every episode of these tasks (idempotent). Returns how many."""
+    if not tasks:
+        return 0
+    episodes = await store.run("task_neighbourhoods", tasks=tasks)
+    rows: list[dict[str, Any]] = []
+    for _, chain in groupby(episodes, key=lambda r: (r["project"], r["task"])):
+        rows.extend(context_rows(list(chain)))
+    if rows:
+        await store.write_many([("set_context", {"rows": rows})])
+    return len(rows)
