@@ -12,7 +12,7 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 
 from metisgraph.api import recall_types as rt
-from metisgraph.api.context import Info
+from metisgraph.api.context import Info, UserError
 from metisgraph.api.errors import MaskInternalErrors
 from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
@@ -164,8 +164,63 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
     )
 
 
+@strawberry.type(description="A reviewer's decision on a memory.")
+class ReviewResult:
+    id: str
+    kind: str = strawberry.field(description="Episode | Snippet")
+    status: str
+
+
+@strawberry.type
+class ForgetResult:
+    deleted: int
+
+
+REVIEW_STATUSES = ("approved", "rejected", "pending", "unreviewed")
+
+
 @strawberry.type
 class MemoryMutation:
+    @strawberry.mutation(description="Approve, reject or hold an episode or a snippet.")
+    async def review_memory(
+        self, info: Info, project: str, memory_id: str, status: str, note: str | None = None
+    ) -> ReviewResult:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        if status not in REVIEW_STATUSES:
+            raise UserError(f"status must be one of {', '.join(REVIEW_STATUSES)}, got {status!r}")
+        rows = await services.store.run(
+            "review_memory",
+            project=project,
+            id=memory_id,
+            status=status,
+            note=note,
+            reviewer=info.context.caller.name,
+        )
+        if not rows:
+            raise UserError(f"no episode or snippet {memory_id!r} in project {project!r}")
+        return ReviewResult(id=rows[0]["id"], kind=rows[0]["kind"], status=rows[0]["status"])
+
+    @strawberry.mutation(description="Forget an episode, a task with its episodes, or a project.")
+    async def forget(
+        self,
+        info: Info,
+        project: str,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+    ) -> ForgetResult:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        if episode_id and task_id:
+            raise UserError("give episodeId or taskId, not both (neither forgets the project)")
+        if episode_id:
+            rows = await services.store.run("forget_episode", project=project, id=episode_id)
+        elif task_id:
+            rows = await services.store.run("forget_task", project=project, id=task_id)
+        else:
+            rows = await services.store.run("forget_project", project=project)
+        return ForgetResult(deleted=sum(int(r["deleted"]) for r in rows))
+
     @strawberry.mutation(description="Record one episode; validated and sanitized like a file.")
     async def record_episode(self, info: Info, input: EpisodeInput) -> RecordResult:
         return (await _record(info, [input], "episode", "input")).results[0]

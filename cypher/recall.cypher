@@ -1,7 +1,8 @@
 // Recall: candidate channels and the expansion across the bridge. Reads only.
 // Templates: {{index}} is one of the episode vector indexes and {{kinds}} is empty or
 // "AND e.kind IN $kinds"; both come from a fixed set checked in graph/channels.py.
-// Every other value is a parameter.
+// Every other value is a parameter. Vector scores are returned as cosine similarity
+// (Neo4j's index score for cosine is (1 + cosine) / 2).
 
 // name: vector_episodes
 // mode: read
@@ -18,7 +19,7 @@ MATCH (e:Episode)
       AND e.confidence >= $min_confidence {{kinds}}
     LIMIT $limit
   ) SCORE AS score
-RETURN e.project AS project, e.id AS id, score
+RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
 ORDER BY score DESC
 
 // name: vector_episodes_overfetch
@@ -30,7 +31,7 @@ WHERE e.project IN $projects AND e.recallable = true
   AND e.outcome IN $outcomes AND e.review_status IN $review
   AND e.created_at >= $since AND e.created_at <= $until
   AND e.confidence >= $min_confidence {{kinds}}
-RETURN e.project AS project, e.id AS id, score
+RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
 ORDER BY score DESC
 LIMIT $limit
 
@@ -60,8 +61,8 @@ CALL (project) {
   UNION
   MATCH (r:Error)
     SEARCH r IN (VECTOR INDEX error_embedding FOR $vector WHERE r.project = project LIMIT 5)
-    SCORE AS similarity
-  WITH r, similarity WHERE similarity >= $min_similarity
+    SCORE AS score
+  WITH r, 2 * score - 1 AS similarity WHERE similarity >= $min_similarity
   RETURN r, similarity
 }
 WITH r, max(similarity) AS similarity

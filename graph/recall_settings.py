@@ -62,8 +62,8 @@ class RecallSettings:
     trust: TrustSettings = field(default_factory=TrustSettings)
     candidates: int = 50  # per channel
     rrf_k: int = 60
-    error_similarity: float = 0.85  # an error template this close counts as the same error
-    abstain_below: float = 0.30  # best cosine under this, and no graph evidence: abstain
+    error_similarity: float = 0.8  # cosine: an error template this close is the same error
+    abstain_below: float = 0.2  # best cosine under this, and no error/code match: abstain
     conflict_similarity: float = 0.75  # situations this close with opposite outcomes conflict
 
 

@@ -251,11 +251,11 @@ class Ingestor:
         await self._add_episodes(write, changed)
         snippets = await self._add_snippets(write, changed, batch.snippets)
         summary.snippets += len({(s.project, s.id) for s in snippets})
-        write.resolved_tasks = [
-            {"project": t.project, "id": t.id}
-            for t in tasks
-            if t.props["status"] == TaskStatus.resolved
-        ]
+        # Memorize when a task ends resolved, whether the task or its last episodes come later:
+        # the query itself only acts on tasks whose status is resolved.
+        resolved = {(t.project, t.id) for t in tasks if t.props["status"] == TaskStatus.resolved}
+        resolved |= {(k["project"], k["id"]) for k in write.chained_tasks}
+        write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
         await write_batch(self.store, write)
         await refresh_context(self.store, write.chained_tasks)
         summary.tasks += len(tasks)
