@@ -39,7 +39,7 @@ app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_snippets.app, name="snippet")
 
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 EXIT_REFUSED = 3
 
