@@ -139,12 +139,37 @@ async def test_a_trajectory_becomes_a_task_with_a_chain_errors_tools_and_environ
     assert max(r["steps"] for r in rows) >= 3
     counts = await store.run_text(
         """RETURN COUNT { (:Episode {project: $p})-[:HIT]->(:Error) } AS hits,
-                  COUNT { (:Episode {project: $p})-[:USED_TOOL]->(:Tool) } AS tools,
-                  COUNT { (:Episode {project: $p})-[:IN_ENV]->(:Environment) } AS envs""",
+                  COUNT { (:Episode {project: $p})-[:USED_TOOL]->(:Tool) } AS tools""",
         {"p": project},
         read=True,
     )
-    assert counts[0]["hits"] > 0 and counts[0]["tools"] > 0 and counts[0]["envs"] > 0
+    assert counts[0]["hits"] > 0 and counts[0]["tools"] > 0
+
+
+async def test_environments_are_fingerprinted_with_their_packages(
+    store: Any, embedder: Any, project: str
+) -> None:
+    from metisgraph.ingest.adapters import SourceRef
+
+    observation = "$ python --version\nPython 3.11.7\n$ pip freeze\npandas==2.2.1\nnumpy==1.26.4\n"
+    records = [
+        EpisodeRecord(project=project, id=f"e{n}", summary="Checked the interpreter",
+                      action={"type": "command", "command": "python --version && pip freeze"},
+                      observation=observation) for n in range(2)
+    ]  # fmt: skip
+    await Ingestor(store, embedder).ingest([Parsed(r, SourceRef("test")) for r in records])
+    rows = await store.run_text(
+        """MATCH (e:Episode {project: $p})-[:IN_ENV]->(v:Environment)-[h:HAS_PACKAGE]->(k)
+           RETURN v.key AS key, v.runtime AS runtime, v.runtime_version AS version,
+                  collect(DISTINCT e.id) AS episodes,
+                  collect(DISTINCT [k.name, h.version]) AS pkgs""",
+        {"p": project},
+        read=True,
+    )
+    assert len(rows) == 1  # one fingerprint for one environment
+    assert (rows[0]["runtime"], rows[0]["version"]) == ("python", "3.11.7")
+    assert sorted(rows[0]["episodes"]) == ["e0", "e1"]
+    assert sorted(rows[0]["pkgs"]) == [["numpy", "1.26.4"], ["pandas", "2.2.1"]]
 
 
 async def test_a_resolved_task_marks_its_open_episodes_and_resolves_its_errors(
