@@ -1,0 +1,283 @@
+"""Recall over HTTP next to a flat vector-store baseline, on the same corpus and questions.
+
+metisgraph runs as `metisgraph serve` (uvicorn) in a subprocess against the benchmark's
+Neo4j; the baseline is ChromaDB with the same MiniLM vectors behind a small uvicorn app
+(bench/chroma_server.py). Each question goes to both, in alternating order, one request at
+a time; latency is the client's wall time for the HTTP request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.corpus import Corpus, Query
+from bench.database import BenchNeo4j
+from bench.ingest_bench import parsed_items
+from metisgraph.graph.store import GraphStore
+from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.prepare import PIPELINE_VERSION
+
+__all__ = ["RecallFigures", "bench_recall", "load_corpus"]
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATOR_VERSION = "1"
+RECALL = """
+query Recall($project: String!, $query: String!, $error: String) {
+  recall(project: $project, query: $query, k: 5, context: {error: $error}) {
+    abstained
+    timings
+    hits {
+      score
+      episode { id summary outcome }
+      task { id goal status }
+      errors { key kind }
+      environment { key os runtime }
+      snippets { relation compatible snippet { id name kind } }
+    }
+  }
+}
+"""
+
+
+def corpus_signature(seed: int, size: int, model: str, vectors: str) -> str:
+    parts = f"{seed}:{size}:{model}:{vectors}:{PIPELINE_VERSION}:{GENERATOR_VERSION}"
+    return hashlib.sha256(parts.encode()).hexdigest()[:12]
+
+
+async def load_corpus(
+    store: GraphStore, embedder: Embedder, corpus: Corpus, signature: str, batch_size: int
+) -> dict[str, Any]:
+    """Ingest the corpus unless this very corpus is loaded already; what it took."""
+    rows = await store.run_text(
+        "MATCH (m:BenchCorpus {project: $project}) RETURN m.signature AS signature",
+        {"project": corpus.project},
+        read=True,
+    )
+    if rows and rows[0]["signature"] == signature:
+        return {"reused": True}
+    if rows:
+        await store.run("forget_project", project=corpus.project)
+    started = time.perf_counter()
+    summary = await Ingestor(store, embedder, batch_size=batch_size).ingest(parsed_items(corpus))
+    seconds = time.perf_counter() - started
+    await store.run_text(
+        "MERGE (m:BenchCorpus {project: $project}) SET m.signature = $signature",
+        {"project": corpus.project, "signature": signature},
+    )
+    return {"reused": False, "seconds": round(seconds, 1), **summary.as_dict()}
+
+
+async def build_chroma(store: GraphStore, project: str, path: Path, size: int) -> str:
+    """A Chroma collection of the stored episode vectors (reused when complete)."""
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(path))
+    name = "episodes"
+    existing = {c.name for c in client.list_collections()}
+    if name in existing and client.get_collection(name).count() == size:
+        return name
+    if name in existing:
+        client.delete_collection(name)
+    collection = client.create_collection(name, metadata={"hnsw:space": "cosine"})
+    after = ""
+    while True:
+        rows = await store.run_text(
+            "MATCH (e:Episode {project: $project}) WHERE e.id > $after "
+            "RETURN e.id AS id, e.embedding AS embedding, e.summary AS summary "
+            "ORDER BY e.id LIMIT 5000",
+            {"project": project, "after": after},
+            read=True,
+        )
+        if not rows:
+            break
+        collection.add(
+            ids=[r["id"] for r in rows],
+            embeddings=[r["embedding"] for r in rows],
+            documents=[r["summary"] for r in rows],
+        )
+        after = rows[-1]["id"]
+    return name
+
+
+@contextlib.contextmanager
+def _server(cmd: list[str], env: dict[str, str], ready_url: str, log: Path) -> Iterator[None]:
+    with log.open("w") as out:
+        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"{cmd[0]} exited with {process.returncode}; see {log}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(ready_url, timeout=2).status_code == 200:
+                    break
+            time.sleep(0.5)
+        else:
+            raise RuntimeError(f"{ready_url} never became ready; see {log}")
+        yield
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def metisgraph_server(neo4j: BenchNeo4j, port: int, log: Path) -> Iterator[str]:
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j.uri,
+        "NEO4J_USERNAME": "neo4j",
+        "NEO4J_PASSWORD": neo4j.password,
+        "METISGRAPH_HOST": "127.0.0.1",
+        "METISGRAPH_PORT": str(port),
+    }
+    cmd = [str(Path(sys.executable).parent / "metisgraph"), "serve"]
+    base = f"http://127.0.0.1:{port}"
+    with _server(cmd, env, f"{base}/readyz", log):
+        yield f"{base}/graphql"
+
+
+@contextlib.contextmanager
+def chroma_server(path: Path, collection: str, port: int, log: Path) -> Iterator[str]:
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "chroma_server.py"),
+        "--path",
+        str(path),
+        "--collection",
+        collection,
+        "--port",
+        str(port),
+    ]
+    base = f"http://127.0.0.1:{port}"
+    with _server(cmd, dict(os.environ), f"{base}/readyz", log):
+        yield f"{base}/query"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+@dataclass
+class SystemFigures:
+    latencies_ms: list[float] = field(default_factory=list)
+    hits: int = 0
+    abstained: int = 0
+    server_ms: dict[str, list[float]] = field(default_factory=dict)
+
+    def summary(self, n: int) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "p50_ms": round(statistics.median(self.latencies_ms), 2),
+            "p95_ms": round(percentile(self.latencies_ms, 0.95), 2),
+            "mean_ms": round(statistics.mean(self.latencies_ms), 2),
+            "recall@5": round(self.hits / n, 4),
+        }
+        if self.server_ms:
+            out["abstained"] = self.abstained
+            out["server_median_ms"] = {
+                k: round(statistics.median(v), 2) for k, v in sorted(self.server_ms.items())
+            }
+        return out
+
+
+@dataclass
+class RecallFigures:
+    size: int
+    queries: int
+    metisgraph: dict[str, Any]
+    chroma: dict[str, Any]
+    latency_ratio_p50: float
+    latency_ratio_p95: float
+    load: dict[str, Any]
+
+
+def _ask_metisgraph(
+    client: httpx.Client, url: str, project: str, q: Query
+) -> tuple[list[str], dict[str, Any]]:
+    variables = {"project": project, "query": q.text, "error": q.error}
+    response = client.post(url, json={"query": RECALL, "variables": variables})
+    body = response.json()
+    if body.get("errors"):
+        raise RuntimeError(f"recall failed: {body['errors']}")
+    result = body["data"]["recall"]
+    return [h["episode"]["id"] for h in result["hits"]], result
+
+
+def _ask_chroma(client: httpx.Client, url: str, q: Query) -> list[str]:
+    text = f"{q.text}\n{q.error}" if q.error else q.text
+    return list(client.post(url, json={"text": text, "k": 5}).json()["ids"])
+
+
+def run_queries(
+    metis_url: str, chroma_url: str, project: str, queries: list[Query], warmup: int
+) -> tuple[SystemFigures, SystemFigures]:
+    metis, chroma = SystemFigures(), SystemFigures()
+    with httpx.Client(timeout=60) as client:
+        for q in queries[:warmup]:
+            _ask_metisgraph(client, metis_url, project, q)
+            _ask_chroma(client, chroma_url, q)
+        for number, q in enumerate(queries):
+            order = ("m", "c") if number % 2 == 0 else ("c", "m")
+            for system in order:
+                started = time.perf_counter()
+                if system == "m":
+                    ids, result = _ask_metisgraph(client, metis_url, project, q)
+                    metis.latencies_ms.append((time.perf_counter() - started) * 1000)
+                    metis.hits += any(i in q.relevant for i in ids[:5])
+                    metis.abstained += bool(result["abstained"])
+                    for key, value in (result.get("timings") or {}).items():
+                        metis.server_ms.setdefault(key, []).append(float(value))
+                else:
+                    ids = _ask_chroma(client, chroma_url, q)
+                    chroma.latencies_ms.append((time.perf_counter() - started) * 1000)
+                    chroma.hits += any(i in q.relevant for i in ids[:5])
+    return metis, chroma
+
+
+def bench_recall(
+    neo4j: BenchNeo4j,
+    corpus: Corpus,
+    chroma_path: Path,
+    queries: int,
+    ports: tuple[int, int],
+    logs: Path,
+    load: dict[str, Any],
+) -> RecallFigures:
+    asked = corpus.queries(queries)
+    logs.mkdir(parents=True, exist_ok=True)
+    with (
+        metisgraph_server(neo4j, ports[0], logs / "metisgraph-serve.log") as metis_url,
+        chroma_server(chroma_path, "episodes", ports[1], logs / "chroma-serve.log") as chroma_url,
+    ):
+        metis, chroma = run_queries(
+            metis_url, chroma_url, corpus.project, asked, warmup=min(20, len(asked))
+        )
+    m, c = metis.summary(len(asked)), chroma.summary(len(asked))
+    return RecallFigures(
+        size=corpus.size,
+        queries=len(asked),
+        metisgraph=m,
+        chroma=c,
+        latency_ratio_p50=round(m["p50_ms"] / c["p50_ms"], 2),
+        latency_ratio_p95=round(m["p95_ms"] / c["p95_ms"], 2),
+        load=load,
+    )

@@ -1,0 +1,66 @@
+"""The printed table of a benchmark run (the JSON in bench/results/ has everything)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["print_table"]
+
+
+def _row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+
+
+def _table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    print(_row(header, widths))
+    print(_row(["-" * w for w in widths], widths))
+    for row in rows:
+        print(_row(row, widths))
+
+
+def print_table(results: dict[str, Any]) -> None:
+    load = results["machine_before"]["load_average"], results["machine_after"]["load_average"]
+    print(f"\nmachine: {results['machine_before']['cpus']} cpus, load {load[0]} -> {load[1]}")
+    rows = []
+    if "ingest" in results:
+        i = results["ingest"]
+        model = sum(i["model_texts_per_s"]) / len(i["model_texts_per_s"])
+        rows.append(
+            [
+                f"ingest end to end ({i['episodes']} episodes)",
+                f"{i['episodes_per_s']:.1f} episodes/s",
+                f"model alone {model:.1f} texts/s; ratio {i['ratio']:.0%} (target >= 70%)",
+            ]
+        )
+    if "graph_writes" in results:
+        w = results["graph_writes"]
+        rows.append(
+            [
+                f"graph writes, vectors given ({w['episodes']} episodes)",
+                f"{w['graph_episodes_per_s']:.0f} episodes/s in Neo4j",
+                f"whole pipeline {w['episodes_per_s']:.0f} episodes/s (target >= 5000 in Neo4j)",
+            ]
+        )
+    if rows:
+        print()
+        _table(["ingest", "rate", "next to"], rows)
+    if results.get("recall"):
+        print()
+        recall_rows = []
+        for r in results["recall"]:
+            for name in ("metisgraph", "chroma"):
+                s = r[name]
+                recall_rows.append(
+                    [
+                        f"{r['size']:,}",
+                        name,
+                        f"{s['p50_ms']:.1f}",
+                        f"{s['p95_ms']:.1f}",
+                        f"{s['recall@5']:.3f}",
+                        f"{r['latency_ratio_p50']:.2f} / {r['latency_ratio_p95']:.2f}"
+                        if name == "metisgraph"
+                        else "",
+                    ]
+                )
+        _table(["episodes", "system", "p50 ms", "p95 ms", "R@5", "ratio p50 / p95"], recall_rows)

@@ -1,0 +1,174 @@
+"""`make bench`: ingest, graph-write and recall benchmarks, with a ChromaDB baseline.
+
+    python bench/run.py                      # sizes 10000,100000 (the first run embeds ~4 h)
+    python bench/run.py --quick              # a 2,000-episode corpus, a few minutes
+    python bench/run.py --sizes 10000 --only recall
+
+Each part starts the benchmark's own embedded Neo4j (its own data directory under
+bench/.cache and its own port) and stops it when done. Results go to bench/results/ as
+JSON, and a table is printed. See docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shadow packages)
+
+from bench.corpus import Corpus  # noqa: E402
+from bench.database import graph_store, running_neo4j  # noqa: E402
+from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: E402
+from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
+from bench.recall_bench import (  # noqa: E402
+    bench_recall,
+    build_chroma,
+    corpus_signature,
+    load_corpus,
+)
+from bench.report import print_table  # noqa: E402
+from metisgraph.ingest.embeddings import Embedder  # noqa: E402
+
+CACHE = ROOT / "bench" / ".cache"
+RESULTS = ROOT / "bench" / "results"
+
+
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="metisgraph benchmarks")
+    parser.add_argument("--sizes", default="10000,100000", help="recall corpus sizes (episodes)")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a few minutes")
+    parser.add_argument("--only", default="ingest,writes,recall", help="parts to run")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--ingest-episodes", type=int, default=1000)
+    parser.add_argument("--write-episodes", type=int, default=10000)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument(
+        "--vectors",
+        choices=("model", "given"),
+        default="model",
+        help="recall corpus vectors: the real model (cached) or given random ones "
+        "(latency only: R@5 is then meaningless)",
+    )
+    parser.add_argument("--neo4j-port", type=int, default=7690)
+    parser.add_argument("--api-port", type=int, default=8790)
+    parser.add_argument("--heap", default="2g")
+    parser.add_argument("--pagecache", default="2g")
+    options = parser.parse_args()
+    if options.quick:
+        options.sizes = "2000"
+        options.queries = 50
+        options.ingest_episodes = 300
+        options.write_episodes = 2000
+    return options
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+async def _ingest_parts(options: argparse.Namespace, parts: set[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    home = CACHE / f"neo4j-{options.neo4j_port}-ingest"
+    embedder = Embedder()
+    embedder.load()
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+        async with graph_store(neo4j, embedder.dimension) as store:
+            if "writes" in parts:
+                writes = await bench_graph_writes(
+                    store, options.seed, options.write_episodes, options.batch_size
+                )
+                out["graph_writes"] = asdict(writes)
+                print(f"graph writes: {writes.episodes_per_s:.0f} episodes/s", flush=True)
+            if "ingest" in parts:
+                ingest = await bench_ingest(
+                    store, embedder, options.seed, options.ingest_episodes, options.batch_size
+                )
+                out["ingest"] = asdict(ingest)
+                print(f"ingest: {ingest.episodes_per_s:.1f} episodes/s", flush=True)
+    return out
+
+
+async def _load(options: argparse.Namespace, size: int, neo4j: Any) -> tuple[Corpus, dict]:
+    corpus = Corpus(options.seed, size, project=f"bench-s{options.seed}-n{size}")
+    if options.vectors == "model":
+        base = Embedder()
+        model = base.settings.model
+        cache = EmbeddingCache(cache_dir(CACHE, model, options.seed))
+        embedder: Embedder = CachedEmbedder(cache, settings=base.settings)
+    else:
+        model = "given"
+        embedder = GivenEmbedder()
+    signature = corpus_signature(options.seed, size, model, options.vectors)
+    async with graph_store(neo4j, 384) as store:
+        started = time.perf_counter()
+        load = await load_corpus(store, embedder, corpus, signature, options.batch_size)
+        if isinstance(embedder, CachedEmbedder):
+            embedder.cache.flush()
+            load["embedded_now"] = embedder.computed
+        chroma = CACHE / f"chroma-{signature}"
+        await build_chroma(store, corpus.project, chroma, size)
+        load["prepare_s"] = round(time.perf_counter() - started, 1)
+        load["vectors"] = options.vectors
+    return corpus, {**load, "chroma": str(chroma), "signature": signature}
+
+
+def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
+    home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+        corpus, load = asyncio.run(_load(options, size, neo4j))
+        print(f"recall corpus {size}: {load}", flush=True)
+        figures = bench_recall(
+            neo4j,
+            corpus,
+            Path(load["chroma"]),
+            options.queries,
+            (options.api_port, options.api_port + 1),
+            RESULTS / "logs",
+            load,
+        )
+    return asdict(figures)
+
+
+def main() -> None:
+    options = _options()
+    parts = set(options.only.split(","))
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "options": vars(options),
+        "machine_before": _machine(),
+    }
+    if parts & {"ingest", "writes"}:
+        results.update(asyncio.run(_ingest_parts(options, parts)))
+    if "recall" in parts:
+        results["recall"] = [
+            _recall_part(options, int(size)) for size in options.sizes.split(",") if size
+        ]
+    results["machine_after"] = _machine()
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = RESULTS / f"bench-{stamp}.json"
+    path.write_text(json.dumps(results, indent=2, default=str))
+    (RESULTS / "latest.json").write_text(path.read_text())
+    print_table(results)
+    print(f"\nresults: {path.relative_to(ROOT)} ({results['seconds']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
