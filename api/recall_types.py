@@ -7,7 +7,7 @@ recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallR
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -343,7 +343,8 @@ def _question(
     env = context.environment if context else None
     environment = None
     if env is not None:
-        packages = {str(k): str(v) for k, v in dict(env.packages or {}).items()}
+        given: dict[str, Any] = dict(env.packages) if isinstance(env.packages, dict) else {}
+        packages = {str(k): str(v) for k, v in given.items()}
         environment = EnvironmentRecord(
             os=env.os,
             os_version=env.os_version,
@@ -392,5 +393,5 @@ async def run_recall(
         conflicts=[_conflict(c, by_id) for c in outcome.conflicts],
         abstained=outcome.abstained,
         reason=outcome.reason,
-        timings=outcome.timings,
+        timings=cast(JSON, outcome.timings),
     )

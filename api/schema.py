@@ -25,11 +25,14 @@ from metisgraph.ingest.records import TaskStatus as TaskStatusEnum
 
 __all__ = ["build_schema"]
 
-Outcome = strawberry.enum(OutcomeEnum, name="Outcome")
-Source = strawberry.enum(SourceEnum, name="Source")
-TaskStatus = strawberry.enum(TaskStatusEnum, name="TaskStatus")
-SnippetKind = strawberry.enum(SnippetKindEnum, name="SnippetKind")
-SnippetRelation = strawberry.enum(SnippetRelationEnum, name="SnippetRelation")
+# The record enums are the GraphQL enums (registering returns the same classes).
+Outcome = OutcomeEnum
+Source = SourceEnum
+TaskStatus = TaskStatusEnum
+SnippetKind = SnippetKindEnum
+SnippetRelation = SnippetRelationEnum
+for _enum in (Outcome, Source, TaskStatus, SnippetKind, SnippetRelation):
+    strawberry.enum(_enum)
 
 
 @strawberry.input(description="What was done: a command, an API call, an edit.")

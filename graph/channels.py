@@ -231,7 +231,8 @@ async def gather_channels(
         if function is _vector:
             rows = await _vector(store, req, *args)
         else:
-            rows = await _run(store, *args[:2], req, args[2])
+            name_, index, params = args
+            rows = await _run(store, name_, index, req, params)
         timings[f"{name}_ms"] = (time.perf_counter() - started) * 1000
         return [c for c in ranked(rows) if c.key[1] not in req.exclude]
 
