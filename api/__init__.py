@@ -1,1 +1,21 @@
-"""The Starlette app, the GraphQL schema, authentication and the command line."""
+"""The Starlette app, the GraphQL schema, authentication and the command line.
+
+The names below are the public face; the modules behind them are free to change.
+"""
+
+from metisgraph.api.app import create_app
+from metisgraph.api.recall_service import Question, RecallAnswer, answer
+from metisgraph.api.services import Services, prepare_services
+from metisgraph.api.settings import ApiSettings, Settings, load_settings
+
+__all__ = [
+    "ApiSettings",
+    "Question",
+    "RecallAnswer",
+    "Services",
+    "Settings",
+    "answer",
+    "create_app",
+    "load_settings",
+    "prepare_services",
+]
