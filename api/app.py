@@ -86,6 +86,7 @@ async def readyz(request: Request) -> Response:
         "model": readiness.model,
         "neo4j_version": services.server.version if services.server else None,
         "error": readiness.error,
+        "startup_s": {k: round(v, 2) for k, v in readiness.timings.items()},
     }
     return JSONResponse(body, status_code=200 if body["ready"] else 503)
 

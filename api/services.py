@@ -74,10 +74,10 @@ class Services:
         self.readiness.timings["model_load_s"] = time.perf_counter() - started
         started = time.perf_counter()
         self.schema = await apply_schema(self.store, self.embedder.dimension)
-        self.readiness.schema = True
         self.readiness.timings["schema_s"] = time.perf_counter() - started
-        if self.settings.api.demo:
+        if self.settings.api.demo:  # ready means the demo memory can be asked already
             await self.load_demo()
+        self.readiness.schema = True
         log.info(
             "ready: Neo4j %s (%s), model %s",
             self.server.version,
