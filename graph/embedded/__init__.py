@@ -30,6 +30,27 @@ __all__ = ["EmbeddedNeo4j", "EmbeddedNeo4jError", "EmbeddedStatus", "find_java"]
 
 MIN_JAVA = 21
 _LAUNCHER = "Launcher"
+# What Neo4j's own start script passes, less what only a packaged server needs. The vector
+# module lets Lucene compute vector distances with SIMD: without it every vector index
+# insert and search runs the scalar fallback (Lucene warns "Java vector incubator module
+# is not readable" in logs/launcher.log).
+_JVM_OPTIONS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Dlog4j2.disable.jmx=true",
+    "-Djava.awt.headless=true",
+    "--add-modules=jdk.incubator.vector",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+)
 
 
 class EmbeddedNeo4jError(RuntimeError):
@@ -276,10 +297,7 @@ class EmbeddedNeo4j:
                 str(java),
                 f"-Xms{self.settings.heap}",
                 f"-Xmx{self.settings.heap_max}",
-                "-XX:+UseG1GC",
-                "-XX:+ExitOnOutOfMemoryError",
-                "-Djava.awt.headless=true",
-                "--enable-native-access=ALL-UNNAMED",
+                *_JVM_OPTIONS,
                 "-cp",
                 classpath,
                 _LAUNCHER,
