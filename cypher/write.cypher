@@ -133,7 +133,7 @@ UNWIND $tasks AS key
 MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
 WHERE e.embedding IS NOT NULL
 RETURN key.project AS project, key.id AS task, e.id AS id, e.summary AS summary,
-       e.embedding AS embedding
+       e.embedding AS embedding, e.step AS step, e.created_at AS created_at
 ORDER BY project, task, coalesce(e.step, 2147483647), e.created_at, e.id
 
 // name: set_context

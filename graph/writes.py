@@ -28,6 +28,8 @@ class WriteBatch:
     chained_tasks: list[Row] = field(
         default_factory=list
     )  # {project, id} whose NEXT chain to refresh
+    # Context rows (ingest/context.py) computed before the write, or None: refresh after it.
+    contexts: list[Row] | None = field(default_factory=list)
     resolved_tasks: list[Row] = field(default_factory=list)  # {project, id} to memorize
     extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order
 
@@ -45,6 +47,7 @@ class WriteBatch:
             ("upsert_tags", "rows", self.tags),
             ("upsert_symbols", "rows", self.symbols),
             ("link_task_chains", "tasks", self.chained_tasks),
+            ("set_context", "rows", self.contexts or []),
         ):
             if rows:
                 plan.append((name, {key: rows}))

@@ -96,14 +96,23 @@ class Embedder:
         self.load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.settings.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+        # The same text twice in one call (a command run in many steps, a shared title) is
+        # embedded once.
+        distinct = list(dict.fromkeys(texts))
+        vectors = np.asarray(
+            self._model.encode(
+                distinct,
+                batch_size=self.settings.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        if len(distinct) == len(texts):
+            return vectors
+        row = {text: i for i, text in enumerate(distinct)}
+        return vectors[[row[t] for t in texts]]
 
     async def aencode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode`` in a worker thread, so the event loop keeps serving."""

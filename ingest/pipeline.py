@@ -7,6 +7,8 @@ dead-letter file when one is given.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,7 +26,7 @@ from metisgraph.graph.writes import (
     write_batch,
 )
 from metisgraph.ingest.adapters.base import Parsed, Refused
-from metisgraph.ingest.context import refresh_context
+from metisgraph.ingest.context import context_rows, refresh_context
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.keywords import tag_value
 from metisgraph.ingest.prepare import PreparedEpisode, PreparedTask, prepare_episode, prepare_task
@@ -231,16 +233,37 @@ class Ingestor:
             if on_progress:
                 on_progress(1)
 
-        for batch in _batches(items, self.batch_size, refused):
-            await self._ingest_batch(batch, summary, keep_results)
-            if on_progress:
-                on_progress(len(batch))
+        # A pipeline: while batch n is written, batch n+1 is embedded and batch n+2 prepared,
+        # so the model, Neo4j and the Python work overlap. What must see batch n stored (error
+        # and snippet state, versions, the neighbours of chained steps) waits for its write.
+        writing: asyncio.Task[None] | None = None
+        in_flight: set[tuple[str, str]] = set()
+        ahead = _PrepareAhead(_batches(items, self.batch_size, refused), self.embedder)
+        try:
+            async for batch, tasks, episodes in ahead:
+                summary.read += len(batch)
+                keys = {(e.project, e.id) for e in episodes}
+                if writing is not None and keys & in_flight:
+                    await writing  # the same episode again: compare with what was just written
+                write, changed = await self._embed_episodes(tasks, episodes, summary)
+                if writing is not None:
+                    await writing
+                done = _Done(tasks, episodes, changed, batch)
+                await self._complete(write, done, summary, keep_results)
+                writing = asyncio.create_task(self._write(write, on_progress, len(batch)))
+                in_flight = keys
+            if writing is not None:
+                await writing
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
+            await ahead.aclose()
         return summary
 
-    async def _ingest_batch(self, batch: _Batch, summary: IngestSummary, keep: bool) -> None:
-        summary.read += len(batch)
-        model = self.embedder.settings.model
-        tasks, episodes = await anyio.to_thread.run_sync(_prepare, batch, model)
+    async def _embed_episodes(
+        self, tasks: list[PreparedTask], episodes: list[PreparedEpisode], summary: IngestSummary
+    ) -> tuple[WriteBatch, list[PreparedEpisode]]:
+        """The episodes that changed, embedded (runs while the previous batch is written)."""
         existing = await existing_episode_hashes(
             self.store, [{"project": e.project, "id": e.id} for e in episodes]
         )
@@ -249,6 +272,14 @@ class Ingestor:
         write = WriteBatch(projects={t.project for t in tasks} | {e.project for e in episodes})
         write.tasks = [t.row() for t in tasks]
         await self._add_episodes(write, changed)
+        return write, changed
+
+    async def _complete(
+        self, write: WriteBatch, done: _Done, summary: IngestSummary, keep: bool
+    ) -> None:
+        """Errors, code and context: what depends on the batches before being stored."""
+        tasks, episodes, changed, batch = done.tasks, done.episodes, done.changed, done.batch
+        await self._add_errors(write, changed)
         snippets = await self._add_snippets(write, changed, batch.snippets)
         summary.snippets += len({(s.project, s.id) for s in snippets})
         # Memorize when a task ends resolved, whether the task or its last episodes come later:
@@ -256,8 +287,7 @@ class Ingestor:
         resolved = {(t.project, t.id) for t in tasks if t.props["status"] == TaskStatus.resolved}
         resolved |= {(k["project"], k["id"]) for k in write.chained_tasks}
         write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
-        await write_batch(self.store, write)
-        await refresh_context(self.store, write.chained_tasks)
+        write.contexts = await self._contexts(write, changed)
         summary.tasks += len(tasks)
         summary.written += len(changed)
         summary.errors += len(write.errors)
@@ -288,7 +318,6 @@ class Ingestor:
             e.row(v.tolist(), titles.get(id(e)))
             for e, v in zip(episodes, vectors[: len(episodes)], strict=True)
         ]
-        await self._add_errors(write, episodes)
         write.environments, write.tools, write.tags, write.symbols = _group_rows(episodes)
         write.chained_tasks = [
             {"project": p, "id": t}
@@ -312,6 +341,32 @@ class Ingestor:
         embedded = {(s.project, s.id): v.tolist() for s, v in zip(todo, vectors, strict=True)}
         write.extra.extend(snippet_write_steps(snippets, embedded))
         return snippets
+
+    async def _write(
+        self, write: WriteBatch, on_progress: Callable[[int], None] | None, size: int
+    ) -> None:
+        await write_batch(self.store, write)
+        if write.contexts is None:
+            await refresh_context(self.store, write.chained_tasks)
+        if on_progress:
+            on_progress(size)
+
+    async def _contexts(
+        self, write: WriteBatch, changed: list[PreparedEpisode]
+    ) -> list[dict[str, Any]] | None:
+        """Context rows of the chained tasks, from this batch's vectors and the stored steps.
+
+        The same rows `refresh_context` computes after the write, without reading this batch's
+        vectors back; None (refresh after the write) when a step has no time yet to order by.
+        """
+        if not write.chained_tasks:
+            return []
+        chained = [e for e in changed if e.task_id]
+        if any(e.created_at is None for e in chained):
+            return None
+        stored = await self.store.run("task_neighbourhoods", tasks=write.chained_tasks)
+        vectors = {(r["project"], r["id"]): r["embedding"] for r in write.episodes}
+        return chain_contexts(stored, chained, vectors)
 
     async def _add_errors(self, write: WriteBatch, episodes: list[PreparedEpisode]) -> None:
         now = datetime.now(UTC)
@@ -343,3 +398,100 @@ def _prepare(batch: _Batch, model: str) -> tuple[list[PreparedTask], list[Prepar
     tasks = [prepare_task(t) for t in batch.tasks]
     episodes = [prepare_episode(e, model) for e in batch.episodes]
     return tasks, episodes
+
+
+Prepared = tuple[_Batch, list[PreparedTask], list[PreparedEpisode]]
+
+
+@dataclass
+class _Done:
+    """A batch prepared and embedded: what its completion and accounting need."""
+
+    tasks: list[PreparedTask]
+    episodes: list[PreparedEpisode]
+    changed: list[PreparedEpisode]
+    batch: _Batch
+
+
+class _PrepareAhead:
+    """Batches, each prepared in a worker thread while the one before it is being used.
+
+    Records are read (and refusals reported) on the event loop, in order; only the
+    preparation — sanitizing, extraction, hashing — runs in the thread.
+    """
+
+    def __init__(self, batches: Iterator[_Batch], embedder: Embedder) -> None:
+        self._batches = batches
+        self._model = embedder.settings.model
+        self._next: asyncio.Task[Prepared] | None = None
+
+    def _start(self) -> None:
+        batch = next(self._batches, None)
+        if batch is None:
+            self._next = None
+            return
+
+        async def prepare(batch: _Batch = batch) -> Prepared:
+            tasks, episodes = await anyio.to_thread.run_sync(_prepare, batch, self._model)
+            return batch, tasks, episodes
+
+        self._next = asyncio.create_task(prepare())
+
+    def __aiter__(self) -> _PrepareAhead:
+        self._start()
+        return self
+
+    async def __anext__(self) -> Prepared:
+        if self._next is None:
+            raise StopAsyncIteration
+        prepared = await self._next
+        self._start()
+        return prepared
+
+    async def aclose(self) -> None:
+        if self._next is not None and not self._next.done():
+            self._next.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._next
+
+
+def chain_contexts(
+    stored: list[dict[str, Any]],
+    episodes: list[PreparedEpisode],
+    vectors: dict[tuple[str, str], list[float]],
+) -> list[dict[str, Any]]:
+    """Context rows for whole chains: the stored steps with this batch's steps in their place.
+
+    Orders steps as the graph does (step, then time, then id; missing ones last).
+    """
+    chains: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for row in stored:
+        when = row.get("created_at")
+        when = when.to_native() if hasattr(when, "to_native") else when
+        chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
+            **row,
+            "order": _order(row.get("step"), when, row["id"]),
+        }
+    for e in episodes:
+        assert e.task_id is not None
+        chains.setdefault((e.project, e.task_id), {})[e.id] = {
+            "project": e.project,
+            "id": e.id,
+            "summary": e.props.get("summary"),
+            "embedding": vectors[(e.project, e.id)],
+            "order": _order(e.props.get("step"), e.created_at, e.id),
+        }
+    rows: list[dict[str, Any]] = []
+    for key in sorted(chains):
+        rows.extend(context_rows(sorted(chains[key].values(), key=lambda r: r["order"])))
+    return rows
+
+
+_LAST_STEP = 2147483647
+
+
+def _order(step: int | None, when: datetime | None, episode_id: str) -> tuple[Any, ...]:
+    return (_LAST_STEP if step is None else step, when is None, when or _EARLIEST, episode_id)
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)

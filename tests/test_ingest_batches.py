@@ -1,0 +1,128 @@
+"""The pipelined ingest: batches that overlap give the graph a sequential ingest gives.
+
+Context rows are computed before a batch is written, from its own vectors and the steps
+stored before it; they must equal what `refresh_context` computes from the graph after.
+A fake embedder is enough: nothing here depends on meaning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metisgraph.ingest.adapters import Parsed
+from metisgraph.ingest.adapters.base import SourceRef
+from metisgraph.ingest.context import refresh_context
+from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.records import EpisodeRecord, TaskRecord
+
+pytestmark = pytest.mark.anyio
+
+
+class HashEmbedder(Embedder):
+    """A deterministic unit vector per text; counts the texts it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    @property
+    def dimension(self) -> int:
+        return 384
+
+    def load(self) -> None:
+        return None
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        self.calls.append(len(texts))
+        out = np.empty((len(texts), 384), dtype=np.float32)
+        for i, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+            row = np.random.default_rng(seed).standard_normal(384)
+            out[i] = row / np.linalg.norm(row)
+        return out
+
+
+def _records(project: str, tasks: int, steps: int) -> list[Parsed]:
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    items: list[Parsed] = []
+    for t in range(tasks):
+        task_id = f"task-{t}"
+        items.append(
+            Parsed(TaskRecord(project=project, id=task_id, goal=f"goal {t}"), SourceRef("x"))
+        )
+        # Steps arrive out of order, so the chain order comes from `step`, not arrival.
+        for s in reversed(range(steps)):
+            record = EpisodeRecord(
+                project=project,
+                id=f"{task_id}:{s}",
+                task_id=task_id,
+                step=s,
+                summary=f"task {t} step {s}: looked at component {t * 7 + s}",
+                created_at=start + timedelta(hours=t, minutes=s),
+            )
+            items.append(Parsed(record, SourceRef("x")))
+    return items
+
+
+async def _contexts(store: Any, project: str) -> dict[str, tuple[list[float], str]]:
+    rows = await store.run_text(
+        "MATCH (e:Episode {project: $project}) "
+        "RETURN e.id AS id, e.context_embedding AS vector, e.context_text AS text",
+        {"project": project},
+        read=True,
+    )
+    return {r["id"]: (r["vector"], r["text"]) for r in rows}
+
+
+async def test_contexts_across_batches_equal_a_refresh(store: Any, project: str) -> None:
+    # Batches of 4 records cut every task of 5 steps (and its task record) in two or three.
+    ingestor = Ingestor(store, HashEmbedder(), batch_size=4)
+    summary = await ingestor.ingest(_records(project, tasks=4, steps=5))
+    assert summary.written == 20
+    before = await _contexts(store, project)
+    assert all(vector is not None for vector, _ in before.values())
+    await refresh_context(store, [{"project": project, "id": f"task-{t}"} for t in range(4)])
+    after = await _contexts(store, project)
+    assert before.keys() == after.keys()
+    for key, (vector, text) in before.items():
+        assert text == after[key][1], key
+        assert np.allclose(vector, after[key][0], atol=1e-6), key
+    middle = before["task-2:2"][1].splitlines()
+    assert [line.split(":")[0] for line in middle] == [
+        "task 2 step 1",
+        "task 2 step 2",
+        "task 2 step 3",
+    ]
+
+
+async def test_the_same_episode_in_consecutive_batches_is_unchanged(
+    store: Any, project: str
+) -> None:
+    items = _records(project, tasks=1, steps=3)
+    again = [i for i in items if isinstance(i.record, EpisodeRecord)]
+    ingestor = Ingestor(store, HashEmbedder(), batch_size=4)
+    summary = await ingestor.ingest([*items, *again])
+    assert summary.written == 3
+    assert summary.unchanged == 3
+
+
+def test_the_embedder_embeds_a_repeated_text_once() -> None:
+    seen: list[list[str]] = []
+
+    class Model:
+        def encode(self, texts: list[str], **_: Any) -> Any:
+            seen.append(list(texts))
+            return np.eye(len(texts), 4, dtype=np.float32)
+
+    embedder = Embedder()
+    embedder._model = Model()
+    vectors = embedder.encode(["a", "b", "a", "c", "b"])
+    assert seen == [["a", "b", "c"]]
+    assert [int(np.argmax(v)) for v in vectors] == [0, 1, 0, 2, 1]
