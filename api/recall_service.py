@@ -112,7 +112,7 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         to_embed.append(first_line)
     if errors:
         to_embed.append(f"{errors[0].kind}: {errors[0].template}")
-    vectors = await services.embedder.aencode(to_embed)
+    vectors = await services.embedder.aencode_queries(to_embed)
     title = vectors[1].tolist() if first_line != text.strip() else None
     return RecallRequest(
         projects=q.all_projects,

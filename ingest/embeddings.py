@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,9 @@ class EmbeddingSettings(BaseSettings):
     allow_download: bool = Field(
         default=False, description="Let sentence-transformers fetch a model by name from a hub"
     )
+    query_cache: int = Field(
+        default=2048, ge=0, le=1_000_000, description="question vectors kept (LRU); 0: none"
+    )
 
 
 def _model_location(name: str) -> str:
@@ -54,8 +58,12 @@ class Embedder:
         self.settings = settings or EmbeddingSettings()
         self._model: Any = None
         self._lock = threading.Lock()
-        # One encode at a time: torch already uses every core for a batch.
+        # One encode at a time: torch already uses every core for a batch. Questions have a
+        # lane of their own, so a recall never queues behind an ingest batch.
         self._limiter = anyio.CapacityLimiter(1)
+        self._query_limiter = anyio.CapacityLimiter(1)
+        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -117,6 +125,31 @@ class Embedder:
     async def aencode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode`` in a worker thread, so the event loop keeps serving."""
         return await anyio.to_thread.run_sync(self.encode, texts, limiter=self._limiter)
+
+    def encode_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Vectors of a question's few texts, remembered (LRU): agents ask again."""
+        with self._queries_lock:
+            known = {t: self._queries[t] for t in texts if t in self._queries}
+            for text in known:
+                self._queries.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = self.encode(missing)
+            with self._queries_lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    known[text] = vector
+                    self._queries[text] = vector
+                while len(self._queries) > self.settings.query_cache:
+                    self._queries.popitem(last=False)
+        if not texts:
+            return self.encode(texts)
+        return np.stack([known[t] for t in texts])
+
+    async def aencode_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """``encode_queries`` in a worker thread, in the questions' own lane."""
+        return await anyio.to_thread.run_sync(
+            self.encode_queries, texts, limiter=self._query_limiter
+        )
 
     def tokenizer(self) -> Any:
         self.load()

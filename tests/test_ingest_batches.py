@@ -111,18 +111,3 @@ async def test_the_same_episode_in_consecutive_batches_is_unchanged(
     summary = await ingestor.ingest([*items, *again])
     assert summary.written == 3
     assert summary.unchanged == 3
-
-
-def test_the_embedder_embeds_a_repeated_text_once() -> None:
-    seen: list[list[str]] = []
-
-    class Model:
-        def encode(self, texts: list[str], **_: Any) -> Any:
-            seen.append(list(texts))
-            return np.eye(len(texts), 4, dtype=np.float32)
-
-    embedder = Embedder()
-    embedder._model = Model()
-    vectors = embedder.encode(["a", "b", "a", "c", "b"])
-    assert seen == [["a", "b", "c"]]
-    assert [int(np.argmax(v)) for v in vectors] == [0, 1, 0, 2, 1]

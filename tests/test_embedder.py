@@ -1,0 +1,55 @@
+"""The embedder's bookkeeping around the model: repeated texts, remembered questions.
+
+A stand-in model that records what it is asked: nothing here depends on meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
+
+
+class RecordingModel:
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def encode(self, texts: list[str], **_: Any) -> Any:
+        self.asked.append(list(texts))
+        return np.stack([np.full(4, float(len(t)), dtype=np.float32) for t in texts])
+
+
+def _embedder(**settings: Any) -> tuple[Embedder, RecordingModel]:
+    embedder = Embedder(EmbeddingSettings(**settings))
+    model = RecordingModel()
+    embedder._model = model
+    return embedder, model
+
+
+def test_a_repeated_text_is_embedded_once_per_call() -> None:
+    embedder, model = _embedder()
+    vectors = embedder.encode(["a", "bb", "a", "ccc", "bb"])
+    assert model.asked == [["a", "bb", "ccc"]]
+    assert [v[0] for v in vectors] == [1.0, 2.0, 1.0, 3.0, 2.0]
+
+
+def test_questions_are_remembered_and_the_oldest_forgotten() -> None:
+    embedder, model = _embedder(query_cache=2)
+    embedder.encode_queries(["q1", "error"])
+    again = embedder.encode_queries(["q1", "error"])
+    assert model.asked == [["q1", "error"]]
+    assert [v[0] for v in again] == [2.0, 5.0]
+    embedder.encode_queries(["q22"])  # forgets q1, the least recently used
+    embedder.encode_queries(["q1", "error"])
+    assert model.asked[-1] == ["q1"]
+
+
+@pytest.mark.anyio
+async def test_questions_do_not_queue_behind_ingest() -> None:
+    embedder, _ = _embedder()
+    async with embedder._limiter:  # an ingest batch holds the model's lane
+        vectors = await embedder.aencode_queries(["still answered"])
+    assert vectors.shape == (1, 4)
