@@ -30,9 +30,7 @@ __all__ = [
 
 SCHEMA_VERSION = "1"
 
-ProjectName = Annotated[
-    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
-]
+ProjectName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")]
 RecordId = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 Tag = Annotated[
     str,

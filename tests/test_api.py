@@ -14,7 +14,10 @@ RECALL = """
 query($project: String!, $query: String!, $k: Int!) {
   recall(project: $project, query: $query, k: $k) {
     abstained reason
-    hits { score why { relevance channels { channel score rank } } episode { id project summary outcome tags } }
+    hits {
+      score why { relevance channels { channel score rank } }
+      episode { id project summary outcome tags }
+    }
   }
 }"""
 
