@@ -113,6 +113,13 @@ class SnippetInput(_Record):
     tests: list[str] = Field(default_factory=list)
     examples: list[str] = Field(default_factory=list)
 
+    @field_validator("code")
+    @classmethod
+    def _code_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("code must not be blank")
+        return value
+
 
 class TaskRecord(_Record):
     """One issue or job being worked on; episodes hang off it in order."""
