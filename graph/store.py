@@ -6,7 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, RoutingControl
+from neo4j import (
+    READ_ACCESS,
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    RoutingControl,
+)
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from metisgraph.graph.cypher import query
 from metisgraph.graph.settings import Neo4jSettings
@@ -73,6 +80,8 @@ class GraphStore:
     async def run_text(
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
     ) -> list[dict[str, Any]]:
+        if read:
+            return await self._read(text, params or {})
         result = await self.driver.execute_query(
             text,
             parameters_=params or {},
@@ -80,6 +89,25 @@ class GraphStore:
             database_=self.database,
         )
         return [record.data() for record in result.records]
+
+    async def _read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        # An auto-commit read is one round trip (RUN and PULL pipelined) where a managed
+        # transaction adds BEGIN and COMMIT: recall runs a dozen reads per question. The
+        # driver's query bookmarks keep reads after our own writes causal on a cluster, and
+        # a transient failure (a leader change, a lost connection) is retried once.
+        for attempt in (1, 2):
+            try:
+                async with self.driver.session(
+                    database=self.database,
+                    default_access_mode=READ_ACCESS,
+                    bookmark_manager=self.driver.execute_query_bookmark_manager,
+                ) as session:
+                    result = await session.run(text, params)  # type: ignore[arg-type]
+                    return [record.data() async for record in result]
+            except (TransientError, SessionExpired, ServiceUnavailable):
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
         """Run several named write queries in one managed transaction (all or nothing)."""
