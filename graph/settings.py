@@ -43,7 +43,7 @@ class EmbeddedNeo4jSettings(BaseSettings):
     port: int = Field(default=7687, ge=1, le=65535)
     heap: str = "1g"
     heap_max: str = "2g"
-    pagecache: str = "1g"
+    pagecache: str = "2g"
     start_timeout: float = 180.0
     java_home: Path | None = None
     cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")
