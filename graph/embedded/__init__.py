@@ -381,5 +381,8 @@ class EmbeddedNeo4j:
                 time.sleep(0.2)
             if _pid_alive(pid):
                 os.kill(pid, signal.SIGKILL)
+            # When this process started it, reap it: an exited child left unreaped is a zombie.
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
             self.pid_file.unlink(missing_ok=True)
             return True
