@@ -466,8 +466,8 @@ def chain_contexts(
     """
     chains: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for row in stored:
-        when = row.get("created_at")
-        when = when.to_native() if hasattr(when, "to_native") else when
+        stored_at: Any = row.get("created_at")
+        when = stored_at.to_native() if hasattr(stored_at, "to_native") else stored_at
         chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
             **row,
             "order": _order(row.get("step"), when, row["id"]),
