@@ -157,3 +157,19 @@ def test_tokens_limit_callers_to_their_projects(token_client: Any) -> None:
         "/graphql", json=query, headers={"Authorization": "Bearer root-token-0123456789"}
     )
     assert allowed.json()["data"]["recall"]["abstained"] is True
+
+
+def test_tokens_guard_every_operation(token_client: Any) -> None:
+    headers = {"Authorization": "Bearer alpha-token-0123456789"}
+    operations = [
+        'mutation { recordEpisode(input: {project: "team-b", summary: "x"}) { status } }',
+        'mutation { recordTask(input: {project: "team-b", goal: "x"}) { status } }',
+        'mutation { reviewMemory(project: "team-b", memoryId: "x", status: "approved") { id } }',
+        'mutation { forget(project: "team-b") { deleted } }',
+        'mutation { recordOutcome(project: "team-b", memoryId: "x", success: true) { uses } }',
+        '{ searchSnippets(project: "team-b", calls: ["read_sql"]) { score } }',
+        '{ recall(project: "team-a", query: "x", context: {projects: ["team-b"]}) { abstained } }',
+    ]
+    for operation in operations:
+        body = token_client.post("/graphql", json={"query": operation}, headers=headers).json()
+        assert "not allowed to use project(s): team-b" in body["errors"][0]["message"], operation
