@@ -5,6 +5,7 @@ A stand-in model that records what it is asked: nothing here depends on meaning.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -53,3 +54,13 @@ async def test_questions_do_not_queue_behind_ingest() -> None:
     async with embedder._limiter:  # an ingest batch holds the model's lane
         vectors = await embedder.aencode_queries(["still answered"])
     assert vectors.shape == (1, 4)
+
+
+def test_torch_leaves_a_core_to_the_rest_unless_told() -> None:
+    assert Embedder().threads == max(1, (os.cpu_count() or 2) - 1)
+    assert Embedder(EmbeddingSettings(threads=3)).threads == 3
+    embedder, _ = _embedder(threads=1)
+    embedder.encode(["x"])
+    import torch
+
+    assert torch.get_num_threads() == 1
