@@ -173,3 +173,30 @@ def test_tokens_guard_every_operation(token_client: Any) -> None:
     for operation in operations:
         body = token_client.post("/graphql", json={"query": operation}, headers=headers).json()
         assert "not allowed to use project(s): team-b" in body["errors"][0]["message"], operation
+
+
+@pytest.mark.anyio
+async def test_the_demo_memory_answers_a_paraphrase(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """What `make run` promises: the demo episode that matches a paraphrase comes first."""
+    import json
+    from pathlib import Path
+
+    from metisgraph.graph.channels import RecallRequest
+    from metisgraph.graph.recall import recall
+    from metisgraph.ingest.adapters import SourceRef, validate_record
+    from metisgraph.ingest.demo import demo_file
+    from metisgraph.ingest.pipeline import Ingestor
+    from metisgraph.ingest.prepare import project_scope
+
+    lines = Path(str(demo_file())).read_text().splitlines()
+    items = [validate_record({**json.loads(line), "project": project}, SourceRef("demo", n))
+             for n, line in enumerate(lines, start=1)]  # fmt: skip
+    summary = await Ingestor(store, embedder).ingest(items)
+    assert summary.refused == 0
+    question = "the service uses more and more RAM the longer it runs"
+    outcome = await recall(store, RecallRequest(
+        projects=(project,), text=question, vector=embedder.encode([question])[0].tolist(),
+        scopes=(project_scope(project),), k=3))  # fmt: skip
+    assert outcome.hits[0].episode["task_id"] == "leak-my-service"
