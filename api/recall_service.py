@@ -25,7 +25,7 @@ from metisgraph.ingest.keywords import words
 from metisgraph.ingest.prepare import project_scope
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.snippets import verdict_for
-from metisgraph.ingest.symbols import code_symbols
+from metisgraph.ingest.symbols import question_symbols
 
 __all__ = ["MAX_K", "Question", "RecallAnswer", "answer", "recall_for"]
 
@@ -113,6 +113,7 @@ async def _request(services: Services, q: Question) -> RecallRequest:
     if errors:
         to_embed.append(f"{errors[0].kind}: {errors[0].template}")
     vectors = await services.embedder.aencode_queries(to_embed)
+    symbols = question_symbols(text, error, errors)
     title = vectors[1].tolist() if first_line != text.strip() else None
     return RecallRequest(
         projects=q.all_projects,
@@ -123,7 +124,8 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         title_vector=title,
         error_keys=tuple(e.key for e in errors),
         error_vector=vectors[-1].tolist() if errors else None,
-        symbols=tuple(code_symbols([full], errors)),
+        symbols=tuple(symbols),
+        symbol_weights=tuple(symbols.values()),
         tags=q.tags,
         words=tuple(words(text)),
         tools=tuple(t.lower() for t in q.tools),

@@ -91,15 +91,21 @@ LIMIT $limit
 
 // name: symbol_episodes
 // mode: read
-// Episodes about the same code locations (classes, modules, files) as the question.
+// Episodes about the same code locations (classes, modules, files) as the question. Each
+// match weighs what the symbol means to the question ($symbols[].weight: its innermost
+// frames most) times what it means to the episode (symbol_weights, parallel to symbols: a
+// changed file or a named class more than a frame its trace passed through); rare symbols
+// weigh more.
 UNWIND $projects AS project
-UNWIND $symbols AS name
-MATCH (s:Symbol {project: project, name: name})<-[:MENTIONS]-(e:Episode)
+UNWIND $symbols AS wanted
+MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
 WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
   AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
   {{kinds}}
-WITH e, s, COUNT { (s)<-[:MENTIONS]-() } AS mentions
-RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + mentions)) AS score
+WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
+     coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
+                                     WHERE e.symbols[i] = wanted.name])], 1.0) AS role
+RETURN e.project AS project, e.id AS id, sum(wanted.weight * role / log(2.0 + mentions)) AS score
 ORDER BY score DESC
 LIMIT $limit
 

@@ -89,6 +89,7 @@ class RecallRequest:
     error_keys: tuple[str, ...] = ()
     error_vector: list[float] | None = None
     symbols: tuple[str, ...] = ()
+    symbol_weights: tuple[float, ...] = ()  # parallel to symbols; 1.0 each when empty
     tags: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
@@ -160,6 +161,11 @@ async def _vector(
     return rows
 
 
+def _weighted_symbols(req: RecallRequest) -> list[dict[str, Any]]:
+    weights = req.symbol_weights or (1.0,) * len(req.symbols)
+    return [{"name": n, "weight": w} for n, w in zip(req.symbols, weights, strict=True)]
+
+
 def _plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, Any]:
     """Which channels run, each as a coroutine factory (channels with nothing to ask are off)."""
     weights = req.settings.weights
@@ -196,7 +202,7 @@ def _plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, Any]:
             _run,
             "symbol_episodes",
             None,
-            {"symbols": list(req.symbols), "limit": limit},
+            {"symbols": _weighted_symbols(req), "limit": limit},
         )
     if weights.tags and (req.tags or req.words):
         plan["tags"] = (

@@ -21,11 +21,11 @@ class ChannelWeights:
 
     vector: float = 1.0  # the episode's own text, by meaning
     title: float = 0.5  # its title alone against the question's first line
-    context: float = 0.5  # the episode with its neighbouring steps, by meaning
+    context: float = 1.0  # the episode with its neighbouring steps, by meaning
     fulltext: float = 1.0  # Lucene over the episode's text and code identifiers
-    context_text: float = 0.5  # Lucene over the episode with its neighbours
+    context_text: float = 2.0  # Lucene over the episode with its neighbours
     errors: float = 1.0  # same or similar error signatures
-    symbols: float = 1.0  # same classes, modules, files
+    symbols: float = 5.0  # same classes, modules, files (weighted by where they occur)
     tags: float = 0.3  # tags asked for, or named in the question
     tools: float = 0.3  # tools asked for
     environment: float = 0.2  # the caller's OS, runtime, package versions

@@ -17,7 +17,7 @@ from metisgraph.graph.store import GraphStore
 
 __all__ = ["context_rows", "refresh_context"]
 
-_WINDOW = 1  # neighbours on each side
+_WINDOW = 2  # neighbours on each side (2 beat 1 and 3 on dialogue recall: docs/recall.md)
 _TEXT_CHARS = 600
 
 

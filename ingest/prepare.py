@@ -18,7 +18,7 @@ from metisgraph.ingest.errors import ErrorSignature, extract_errors
 from metisgraph.ingest.keywords import identifier_keywords
 from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
 from metisgraph.ingest.redaction import redact, redact_value
-from metisgraph.ingest.symbols import code_symbols
+from metisgraph.ingest.symbols import symbol_weights
 from metisgraph.ingest.tools import ToolUse, extract_tools
 
 __all__ = [
@@ -219,12 +219,16 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     props["keywords"] = identifier_keywords(searchable + " " + (props["observation"] or "")[:4000])
     props["scope"] = project_scope(record.project)
     patches = [s.code for s in record.snippets]
-    symbols = code_symbols(
-        [props["title"], props["summary"], props["error_text"], props["action_command"]],
+    weights = symbol_weights(
+        [props["title"], props["summary"], props["action_command"]],
         errors,
         [redact(p).text for p in patches],
+        [props["error_text"]],
     )
+    symbols = list(weights)
     props["symbols"] = symbols
+    # Parallel to `symbols`: how much each says about this memory (ingest/symbols.py).
+    props["symbol_weights"] = [round(weights[s], 4) for s in symbols]
     props["details"] = (
         json.dumps({k: sorted(v) for k, v in sorted(details.items())}) if details else None
     )
