@@ -95,11 +95,7 @@ async def test_contexts_across_batches_equal_a_refresh(store: Any, project: str)
         assert text == after[key][1], key
         assert np.allclose(vector, after[key][0], atol=1e-6), key
     middle = before["task-2:2"][1].splitlines()
-    assert [line.split(":")[0] for line in middle] == [
-        "task 2 step 1",
-        "task 2 step 2",
-        "task 2 step 3",
-    ]
+    assert [line.split(":")[0] for line in middle] == [f"task 2 step {s}" for s in range(5)]
 
 
 async def test_the_same_episode_in_consecutive_batches_is_unchanged(
