@@ -18,6 +18,9 @@ from metisgraph.ingest.signature_eval import (
     evaluate_dir,
 )
 
+# Errors name a file and line: never wrapped, so they can be searched and copied whole.
+err = Console(stderr=True, soft_wrap=True)
+
 app = typer.Typer(help="Measure metisgraph on labelled evaluation sets.", no_args_is_help=True)
 
 
@@ -39,7 +42,7 @@ def signatures(
     try:
         report = evaluate_dir(directory, method, shuffle_seed=shuffle)
     except SignatureSetError as error:
-        Console(stderr=True).print(f"[red]{error}", highlight=False)
+        err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
     if as_json:
         sys.stdout.write(json.dumps(report.as_json()) + "\n")
@@ -88,7 +91,7 @@ def retrieval(
     try:
         result = asyncio.run(run())
     except RetrievalSetError as error:
-        Console(stderr=True).print(f"[red]{error}", highlight=False)
+        err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
     if as_json:
         sys.stdout.write(json.dumps({k: v for k, v in result.items() if k != "ingest"}) + "\n")

@@ -24,7 +24,8 @@ def cli() -> typer.Typer:
 
 @pytest.fixture(scope="module")
 def runner() -> CliRunner:
-    return CliRunner()
+    # A wide terminal: typer's help panels and rich tables would wrap at the default width.
+    return CliRunner(env={"COLUMNS": "300"})
 
 
 def test_signature_prints_one_line_per_input_line(cli: typer.Typer, runner: CliRunner) -> None:
