@@ -17,7 +17,6 @@ from metisgraph.graph.channels import (
 )
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
-from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
@@ -141,8 +140,7 @@ async def answer(services: Services, q: Question) -> RecallAnswer:
     _check(q)
     request = await _request(services, q)
     outcome = await recall(services.store, request, in_index=services.vector_filters)
-    keys = [{"project": h.episode["project"], "id": h.episode["id"]} for h in outcome.hits]
-    snippets = await snippets_for_episodes(services.store, keys) if keys else {}
+    snippets = {(h.episode["project"], h.episode["id"]): h.snippets for h in outcome.hits}
     for found in snippets.values():
         for snippet in found:
             verdict = verdict_for(snippet, q.environment)

@@ -1,6 +1,7 @@
 // Recall: candidate channels and the expansion across the bridge. Reads only.
-// Templates: {{index}} is one of the episode vector indexes and {{kinds}} is empty or
-// "AND e.kind IN $kinds"; both come from a fixed set checked in graph/channels.py.
+// Templates: {{index}} is one of the episode vector indexes and {{filters}} the caller's
+// filters that narrow anything ("AND e.outcome IN $outcomes ..."), built from a fixed set of
+// clauses in graph/channels.py: a filter left at its default costs the index nothing.
 // Every other value is a parameter. Vector scores are returned as cosine similarity
 // (Neo4j's index score for cosine is (1 + cosine) / 2).
 
@@ -13,10 +14,7 @@ MATCH (e:Episode)
   SEARCH e IN (
     VECTOR INDEX {{index}}
     FOR $vector
-    WHERE e.project IN $projects AND e.recallable = true
-      AND e.outcome IN $outcomes AND e.review_status IN $review
-      AND e.created_at >= $since AND e.created_at <= $until
-      AND e.confidence >= $min_confidence {{kinds}}
+    WHERE e.project IN $projects AND e.recallable = true {{filters}}
     LIMIT $limit
   ) SCORE AS score
 RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
@@ -27,10 +25,7 @@ ORDER BY score DESC
 // Servers before 2026.02 have no filters inside the vector index: ask for more, filter
 // after, and the caller widens the fetch while filtered results are short.
 CALL db.index.vector.queryNodes('{{index}}', $fetch, $vector) YIELD node AS e, score
-WHERE e.project IN $projects AND e.recallable = true
-  AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until
-  AND e.confidence >= $min_confidence {{kinds}}
+WHERE e.project IN $projects AND e.recallable = true {{filters}}
 RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
 ORDER BY score DESC
 LIMIT $limit
@@ -39,10 +34,7 @@ LIMIT $limit
 // mode: read
 // $text already holds +scope:(...) so Lucene filters by project inside the index.
 CALL db.index.fulltext.queryNodes('{{index}}', $text, {limit: $fetch}) YIELD node AS e, score
-WHERE e.project IN $projects AND e.recallable = true
-  AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until
-  AND e.confidence >= $min_confidence {{kinds}}
+WHERE e.project IN $projects AND e.recallable = true {{filters}}
 RETURN e.project AS project, e.id AS id, score
 ORDER BY score DESC
 LIMIT $limit
@@ -67,9 +59,7 @@ CALL (project) {
 }
 WITH r, max(similarity) AS similarity
 MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
 RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
 ORDER BY score DESC
@@ -81,9 +71,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $keys AS key
 MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
 RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
 ORDER BY score DESC
@@ -99,9 +87,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $symbols AS wanted
 MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
      coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
                                      WHERE e.symbols[i] = wanted.name])], 1.0) AS role
@@ -117,9 +103,7 @@ UNWIND $projects AS project
 MATCH (g:Tag {project: project})
 WHERE g.name IN $tags OR g.value IN $words
 MATCH (g)<-[:TAGGED]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
 RETURN e.project AS project, e.id AS id,
        sum(CASE WHEN g.name IN $tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
@@ -131,9 +115,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $tools AS name
 MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
 RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
 ORDER BY score DESC
@@ -153,9 +135,7 @@ WITH v,
            THEN 1.0 ELSE 0.0 END) +
      COUNT { (v)-[h:HAS_PACKAGE]->(k:Package) WHERE [k.name, h.version] IN $packages } AS match
 MATCH (v)<-[:IN_ENV]-(e:Episode)
-WHERE e.recallable = true AND e.outcome IN $outcomes AND e.review_status IN $review
-  AND e.created_at >= $since AND e.created_at <= $until AND e.confidence >= $min_confidence
-  {{kinds}}
+WHERE e.recallable = true {{filters}}
 RETURN e.project AS project, e.id AS id, max(match) AS score
 ORDER BY score DESC
 LIMIT $limit

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,9 +16,11 @@ from metisgraph.graph.store import GraphStore
 __all__ = [
     "ALL_OUTCOMES",
     "RECALLABLE_REVIEW",
+    "ChannelQuery",
     "EnvironmentQuery",
     "RecallFilters",
     "RecallRequest",
+    "combined",
     "gather_channels",
     "lucene_query",
     "lucene_terms",
@@ -38,6 +39,7 @@ _TEXT_INDEXES = {"fulltext": "episode_text", "context_text": "episode_context"}
 _INDEX_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 _WORD = re.compile(r"[\w.$#@-]+", re.UNICODE)
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,28 @@ class RecallFilters:
             "min_confidence": self.min_confidence,
             "kinds": list(self.kinds or ()),
         }
+
+    def clause(self) -> str:
+        """The predicates that narrow anything, from a fixed set; defaults add none.
+
+        Every episode has an outcome, a review status (rejected ones are not recallable), a
+        creation time and a confidence, so a filter at its default would only make the
+        index check each candidate against everything it already satisfies.
+        """
+        parts = []
+        if set(self.outcomes) != set(ALL_OUTCOMES):
+            parts.append("e.outcome IN $outcomes")
+        if set(self.review) - {"rejected"} != set(RECALLABLE_REVIEW):
+            parts.append("e.review_status IN $review")
+        if self.since != _EARLIEST:
+            parts.append("e.created_at >= $since")
+        if self.until != _LATEST:
+            parts.append("e.created_at <= $until")
+        if self.min_confidence > 0:
+            parts.append("e.confidence >= $min_confidence")
+        if self.kinds is not None:
+            parts.append("e.kind IN $kinds")
+        return "".join(f" AND {p}" for p in parts)
 
 
 @dataclass(frozen=True)
@@ -97,6 +121,7 @@ class RecallRequest:
     filters: RecallFilters = field(default_factory=RecallFilters)
     exclude: frozenset[str] = frozenset()
     settings: RecallSettings = field(default_factory=RecallSettings)
+    lexical: str | None = None  # the text for the full-text channels, when not `text`
 
 
 def lucene_terms(text: str, max_terms: int = 64) -> str:
@@ -120,45 +145,29 @@ def lucene_query(text: str, scopes: tuple[str, ...], max_terms: int = 64) -> str
     return f"+scope:({' OR '.join(scopes)}) +({terms})"
 
 
-def _text(name: str, index: str | None, kinds: bool) -> str:
+def _text(name: str, index: str | None, filters: RecallFilters) -> str:
     if index is not None and not _INDEX_NAME.match(index):
         raise ValueError(f"not an index name: {index!r}")
-    text = query(name).text.replace("{{kinds}}", "AND e.kind IN $kinds" if kinds else "")
+    text = query(name).text.replace("{{filters}}", filters.clause())
     return text.replace("{{index}}", index or "")
 
 
-async def _run(
-    store: GraphStore, name: str, index: str | None, req: RecallRequest, params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    text = _text(name, index, req.filters.kinds is not None)
-    full = {"projects": list(req.projects), **req.filters.params(), **params}
-    return await store.run_text(text, full, read=True)
+@dataclass(frozen=True)
+class ChannelQuery:
+    """One channel's part of the question: a named query, its index and its own values."""
+
+    name: str
+    index: str | None
+    params: dict[str, Any]
 
 
-async def _vector(
-    store: GraphStore,
-    req: RecallRequest,
-    channel: str,
-    vector: list[float],
-    limit: int,
-    in_index: bool,
-) -> list[dict[str, Any]]:
+def _vector_query(channel: str, vector: list[float], limit: int, in_index: bool) -> ChannelQuery:
     index = _VECTOR_INDEXES[channel]
     if in_index:
-        return await _run(store, "vector_episodes", index, req, {"vector": vector, "limit": limit})
-    fetch = limit * 10
-    for _ in range(4):  # widen until the filters leave enough, so nothing is lost
-        rows = await _run(
-            store,
-            "vector_episodes_overfetch",
-            index,
-            req,
-            {"vector": vector, "limit": limit, "fetch": fetch},
-        )
-        if len(rows) >= limit:
-            break
-        fetch *= 4
-    return rows
+        return ChannelQuery("vector_episodes", index, {"vector": vector, "limit": limit})
+    return ChannelQuery(
+        "vector_episodes_overfetch", index, {"vector": vector, "limit": limit, "fetch": limit * 10}
+    )
 
 
 def _weighted_symbols(req: RecallRequest) -> list[dict[str, Any]]:
@@ -166,81 +175,125 @@ def _weighted_symbols(req: RecallRequest) -> list[dict[str, Any]]:
     return [{"name": n, "weight": w} for n, w in zip(req.symbols, weights, strict=True)]
 
 
-def _plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, Any]:
-    """Which channels run, each as a coroutine factory (channels with nothing to ask are off)."""
-    weights = req.settings.weights
-    plan: dict[str, Any] = {}
-    vectors = {"vector": req.vector, "title": req.title_vector or req.vector, "context": req.vector}
-    for channel, vector in vectors.items():
-        if weights.of(channel):
-            plan[channel] = (_vector, channel, vector, limit, in_index)
-    lucene = lucene_query(req.text, req.scopes)
-    for channel, index in _TEXT_INDEXES.items():
-        if weights.of(channel) and lucene:
-            plan[channel] = (
-                _run,
-                "fulltext_episodes",
-                index,
-                {"text": lucene, "limit": limit, "fetch": limit * 4},
-            )
-    if weights.errors and (req.error_keys or req.error_vector):
-        similarity = req.settings.error_similarity if req.error_vector else 2.0
-        name = "error_episodes" if in_index else "error_episodes_exact"
-        plan["errors"] = (
-            _run,
-            name,
-            None,
-            {
-                "keys": list(req.error_keys),
-                "vector": req.error_vector or req.vector,
-                "min_similarity": similarity,
-                "limit": limit,
-            },
-        )
-    if weights.symbols and req.symbols:
-        plan["symbols"] = (
-            _run,
-            "symbol_episodes",
-            None,
-            {"symbols": _weighted_symbols(req), "limit": limit},
-        )
-    if weights.tags and (req.tags or req.words):
-        plan["tags"] = (
-            _run,
-            "tag_episodes",
-            None,
-            {"tags": list(req.tags), "words": list(req.words), "limit": limit},
-        )
-    if weights.tools and req.tools:
-        plan["tools"] = (_run, "tool_episodes", None, {"tools": list(req.tools), "limit": limit})
-    if weights.environment and req.environment:
-        plan["environment"] = (
-            _run,
-            "environment_episodes",
-            None,
-            {**req.environment.params(), "limit": limit},
-        )
+def _text_channels(req: RecallRequest, limit: int) -> dict[str, ChannelQuery]:
+    lucene = lucene_query(req.lexical or req.text, req.scopes)
+    if not lucene:
+        return {}
+    params = {"text": lucene, "limit": limit, "fetch": limit * 4}
+    return {c: ChannelQuery("fulltext_episodes", i, params) for c, i in _TEXT_INDEXES.items()}
+
+
+def _error_channel(req: RecallRequest, limit: int, in_index: bool) -> ChannelQuery:
+    similarity = req.settings.error_similarity if req.error_vector else 2.0
+    params = {
+        "keys": list(req.error_keys),
+        "vector": req.error_vector or req.vector,
+        "min_similarity": similarity,
+        "limit": limit,
+    }
+    return ChannelQuery("error_episodes" if in_index else "error_episodes_exact", None, params)
+
+
+def _graph_channels(req: RecallRequest, limit: int, in_index: bool) -> dict[str, ChannelQuery]:
+    plan: dict[str, ChannelQuery] = {}
+    if req.error_keys or req.error_vector:
+        plan["errors"] = _error_channel(req, limit, in_index)
+    if req.symbols:
+        symbols = {"symbols": _weighted_symbols(req), "limit": limit}
+        plan["symbols"] = ChannelQuery("symbol_episodes", None, symbols)
+    if req.tags or req.words:
+        tags = {"tags": list(req.tags), "words": list(req.words), "limit": limit}
+        plan["tags"] = ChannelQuery("tag_episodes", None, tags)
+    if req.tools:
+        tools = {"tools": list(req.tools), "limit": limit}
+        plan["tools"] = ChannelQuery("tool_episodes", None, tools)
+    if req.environment:
+        environment = {**req.environment.params(), "limit": limit}
+        plan["environment"] = ChannelQuery("environment_episodes", None, environment)
     return plan
+
+
+def _plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, ChannelQuery]:
+    """The channels that run: those with a weight and something to ask."""
+    vectors = {"vector": req.vector, "title": req.title_vector or req.vector, "context": req.vector}
+    plan = {c: _vector_query(c, v, limit, in_index) for c, v in vectors.items()}
+    plan |= _text_channels(req, limit)
+    plan |= _graph_channels(req, limit, in_index)
+    return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
+
+
+def _body(channel: str, q: ChannelQuery, filters: RecallFilters) -> str:
+    """A channel's query as a subquery part, its own parameters renamed ``$<channel>_<name>``."""
+    if not _INDEX_NAME.match(channel):
+        raise ValueError(f"not a channel name: {channel!r}")
+    text = _text(q.name, q.index, filters).removeprefix("CYPHER 25").strip()
+    text = _PARAMETER.sub(lambda m: f"${channel}_{m[1]}" if m[1] in q.params else m[0], text)
+    # One record per channel: the driver pays per record far more than per value.
+    found = "collect([project, id, score]) AS found"
+    return f"CALL () {{\n{text}\n}}\nRETURN '{channel}' AS channel, {found}"
+
+
+def combined(plan: dict[str, ChannelQuery], req: RecallRequest) -> tuple[str, dict[str, Any]]:
+    """Every channel in one query (one round trip): UNION ALL of one subquery per channel."""
+    parts = [_body(channel, q, req.filters) for channel, q in plan.items()]
+    params: dict[str, Any] = {"projects": list(req.projects), **req.filters.params()}
+    for channel, q in plan.items():
+        params |= {f"{channel}_{name}": value for name, value in q.params.items()}
+    return "CYPHER 25\n" + "\nUNION ALL\n".join(parts), params
+
+
+async def _widen(
+    store: GraphStore, req: RecallRequest, q: ChannelQuery, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Over-fetching servers: ask again with a wider fetch while filters leave too few."""
+    limit, fetch = q.params["limit"], q.params["fetch"]
+    for _ in range(3):
+        if len(rows) >= limit:
+            break
+        fetch *= 4
+        params = {"projects": list(req.projects), **req.filters.params(), **q.params}
+        text = _text(q.name, q.index, req.filters)
+        rows = await store.run_text(text, params | {"fetch": fetch}, read=True)
+    return rows
+
+
+def _groups(plan: dict[str, ChannelQuery]) -> list[dict[str, ChannelQuery]]:
+    """The dense channels in one query, the rest in another: two server threads, side by side."""
+    dense = {c: q for c, q in plan.items() if c in _VECTOR_INDEXES}
+    rest = {c: q for c, q in plan.items() if c not in _VECTOR_INDEXES}
+    return [group for group in (dense, rest) if group]
+
+
+async def _ask(
+    store: GraphStore, req: RecallRequest, plan: dict[str, ChannelQuery]
+) -> dict[str, list[dict[str, Any]]]:
+    text, params = combined(plan, req)
+    by_channel: dict[str, list[dict[str, Any]]] = {channel: [] for channel in plan}
+    for row in await store.run_text(text, params, read=True):
+        found = [{"project": p, "id": i, "score": s} for p, i, s in row["found"]]
+        by_channel[row["channel"]] = found
+    return by_channel
 
 
 async def gather_channels(
     store: GraphStore, req: RecallRequest, *, in_index: bool = True
-) -> tuple[dict[str, list[Candidate]], dict[str, float]]:
-    """Run every channel that has something to ask, concurrently; their candidates and times."""
+) -> dict[str, list[Candidate]]:
+    """Run every channel that has something to ask; their candidates.
+
+    Two round trips side by side whatever the number of channels: each round trip costs the
+    driver and the network their fixed share, and channel queries sent one by one would
+    only queue for the same few cores. The dense channels (vector indexes) go in one query
+    and the others in a second, so the server works on both at once.
+    """
     limit = max(req.settings.candidates, req.k * 2) + len(req.exclude)
     plan = _plan(req, limit, in_index)
-    timings: dict[str, float] = {}
-
-    async def timed(name: str, spec: tuple[Any, ...]) -> list[Candidate]:
-        started = time.perf_counter()
-        function, *args = spec
-        if function is _vector:
-            rows = await _vector(store, req, *args)
-        else:
-            name_, index, params = args
-            rows = await _run(store, name_, index, req, params)
-        timings[f"{name}_ms"] = (time.perf_counter() - started) * 1000
-        return [c for c in ranked(rows) if c.key[1] not in req.exclude]
-
-    results = await asyncio.gather(*(timed(name, spec) for name, spec in plan.items()))
-    return dict(zip(plan, results, strict=True)), timings
+    by_channel: dict[str, list[dict[str, Any]]] = {}
+    for found in await asyncio.gather(*(_ask(store, req, group) for group in _groups(plan))):
+        by_channel |= found
+    for channel, q in plan.items():
+        if "fetch" in q.params and q.name.startswith("vector"):
+            by_channel[channel] = await _widen(store, req, q, by_channel[channel])
+    return {
+        channel: [c for c in ranked(rows) if c.key[1] not in req.exclude]
+        for channel, rows in by_channel.items()
+    }

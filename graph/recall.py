@@ -1,11 +1,13 @@
 """Recall: candidates from every channel, fused, weighted by trust, expanded across the bridge.
 
-Round trips: the channels (concurrently), then one expansion query for the best
-candidates — a fixed number, whatever k and whatever the size of the graph.
+Round trips: one query for every channel, then the expansion of the best candidates and
+the snippets across the bridge side by side — a fixed number, whatever k and whatever the
+size of the graph.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +17,7 @@ from metisgraph.graph.channels import RecallRequest, gather_channels
 from metisgraph.graph.conflicts import Conflict, find_conflicts
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
+from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import trust_adjustment, trust_factors
 
@@ -41,6 +44,7 @@ class Hit:
     previous: dict[str, Any] | None = None
     next: dict[str, Any] | None = None
     flagged: list[str] = field(default_factory=list)
+    snippets: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -108,8 +112,8 @@ def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
 async def recall(store: GraphStore, req: RecallRequest, *, in_index: bool = True) -> RecallOutcome:
     """Answer a recall request; the hits carry why they ranked where they did."""
     started = time.perf_counter()
-    channels, timings = await gather_channels(store, req, in_index=in_index)
-    timings["channels_ms"] = (time.perf_counter() - started) * 1000
+    channels = await gather_channels(store, req, in_index=in_index)
+    timings = {"channels_ms": (time.perf_counter() - started) * 1000}
     fused = fuse(channels, req.settings)
     fused = [
         f
@@ -118,13 +122,16 @@ async def recall(store: GraphStore, req: RecallRequest, *, in_index: bool = True
     ]
     shortlist = fused[: req.k * _EXPAND_EXTRA]
     expanded = time.perf_counter()
-    rows = await store.run(
-        "recall_expand", keys=[{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
+    keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
+    rows, snippets = await asyncio.gather(
+        store.run("recall_expand", keys=keys), snippets_for_episodes(store, keys)
     )
     timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
     by_key = {(r["project"], r["id"]): r for r in rows}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
+    for hit in hits:
+        hit.snippets = snippets.get((hit.episode["project"], hit.episode["id"]), [])
     hits.sort(key=lambda h: -h.score)
     hits = hits[: req.k]
     reason = _abstain(hits, req)

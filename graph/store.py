@@ -11,6 +11,7 @@ from neo4j import (
     AsyncDriver,
     AsyncGraphDatabase,
     AsyncManagedTransaction,
+    Record,
     RoutingControl,
 )
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
@@ -19,6 +20,8 @@ from metisgraph.graph.cypher import query
 from metisgraph.graph.settings import Neo4jSettings
 
 __all__ = ["GraphStore", "ServerInfo", "open_driver"]
+
+_SCALARS = (str, int, float, bool, type(None))
 
 # Cypher 25's SEARCH ... WHERE (filters inside the vector index) is GA from 2026.02.
 _SEARCH_FILTER_SINCE = (2026, 2)
@@ -57,6 +60,28 @@ def driver_from_settings(settings: Neo4jSettings, password: str | None = None) -
     return open_driver(settings.uri, settings.username, secret)
 
 
+def _plain(value: Any) -> Any:
+    """``Record.data()``'s conversion, quick for the values most rows hold.
+
+    The driver's exporter asks every value of every list whether it is a node, a path, a
+    sequence or a mapping; for a row holding vectors that is thousands of abstract type
+    checks per row, more than the query itself costs. Scalars, lists and maps are walked
+    here; nodes, relationships, paths and times still go through the driver's own.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else _plain(v) for k, v in value.items()}
+    return Record({"value": value}).data()["value"]
+
+
+def _data(record: Record) -> dict[str, Any]:
+    return {key: _plain(value) for key, value in record.items()}
+
+
 class GraphStore:
     """Runs the named queries of cypher/*.cypher. Receives the driver; does no I/O when built."""
 
@@ -75,7 +100,7 @@ class GraphStore:
         # CALL ... IN TRANSACTIONS commits as it goes: only an auto-commit query may do that.
         async with self.driver.session(database=self.database) as session:
             result = await session.run(text, params)  # type: ignore[arg-type]
-            return [record.data() async for record in result]
+            return [_data(record) async for record in result]
 
     async def run_text(
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
@@ -88,7 +113,7 @@ class GraphStore:
             routing_=RoutingControl.READ if read else RoutingControl.WRITE,
             database_=self.database,
         )
-        return [record.data() for record in result.records]
+        return [_data(record) for record in result.records]
 
     async def _read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         # An auto-commit read is one round trip (RUN and PULL pipelined) where a managed
@@ -103,7 +128,7 @@ class GraphStore:
                     bookmark_manager=self.driver.execute_query_bookmark_manager,
                 ) as session:
                     result = await session.run(text, params)  # type: ignore[arg-type]
-                    return [record.data() async for record in result]
+                    return [_data(record) async for record in result]
             except (TransientError, SessionExpired, ServiceUnavailable):
                 if attempt == 2:
                     raise
