@@ -191,8 +191,18 @@ def ingest(
     quiet: Annotated[bool, typer.Option(help="No progress bar")] = False,
 ) -> None:
     """Ingest memory records or agent trajectories. Exit code 3 when some were refused."""
-    from metisgraph.ingest.adapters import UnknownFormatError, list_sources, read_path
-    from metisgraph.ingest.pipeline import DeadLetter
+    _check_sources(path, format)
+    counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
+    _print_counts(counts)
+    if dead_letter and counts["refused"]:
+        err.print(f"refused records kept in {dead_letter}")
+    if counts["refused"]:
+        raise typer.Exit(EXIT_REFUSED)
+
+
+def _check_sources(path: Path, format: str | None) -> None:
+    """Exit 2 when nothing can be read; name every file that will be skipped."""
+    from metisgraph.ingest.adapters import UnknownFormatError, list_sources
 
     try:
         sources = list_sources(path, format=format)
@@ -203,35 +213,38 @@ def ingest(
         if source.format is None:
             err.print(f"skipped {source.path}: not a recognised input format", highlight=False)
 
-    async def run() -> dict[str, Any]:
-        letters = DeadLetter.open(dead_letter) if dead_letter else None
-        try:
-            async with open_services() as services:
-                items = read_path(path, format=format, project=project)
-                with _progress(quiet) as progress:
-                    task = progress.add_task("ingest", total=None)
-                    summary = await services.ingestor.ingest(
-                        items, dead_letter=letters, on_progress=lambda n: progress.advance(task, n)
-                    )
-        finally:
-            if letters:
-                letters.close()
-        for refused in summary.refusals[:20]:
-            err.print(f"[yellow]refused[/] {refused.describe()}", highlight=False)
-        if summary.refused > 20:
-            err.print(f"… and {summary.refused - 20} more refused")
-        return summary.as_dict()
 
-    counts = asyncio.run(run())
+async def _ingest(
+    path: Path, format: str | None, project: str | None, dead_letter: Path | None, quiet: bool
+) -> dict[str, Any]:
+    from metisgraph.ingest.adapters import read_path
+    from metisgraph.ingest.pipeline import DeadLetter
+
+    letters = DeadLetter.open(dead_letter) if dead_letter else None
+    try:
+        async with open_services() as services:
+            items = read_path(path, format=format, project=project)
+            with _progress(quiet) as progress:
+                task = progress.add_task("ingest", total=None)
+                summary = await services.ingestor.ingest(
+                    items, dead_letter=letters, on_progress=lambda n: progress.advance(task, n)
+                )
+    finally:
+        if letters:
+            letters.close()
+    for refused in summary.refusals[:20]:
+        err.print(f"[yellow]refused[/] {refused.describe()}", highlight=False)
+    if summary.refused > 20:
+        err.print(f"… and {summary.refused - 20} more refused")
+    return summary.as_dict()
+
+
+def _print_counts(counts: dict[str, Any]) -> None:
     table = Table(title="ingest summary")
     for key in counts:
         table.add_column(key, justify="right")
     table.add_row(*(str(v) for v in counts.values()))
     out.print(table)
-    if dead_letter and counts["refused"]:
-        err.print(f"refused records kept in {dead_letter}")
-    if counts["refused"]:
-        raise typer.Exit(EXIT_REFUSED)
 
 
 def _progress(quiet: bool) -> Progress:

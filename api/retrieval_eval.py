@@ -112,6 +112,52 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
+@dataclass
+class _Tally:
+    """Metric sums, latencies and abstentions over the questions asked so far."""
+
+    totals: dict[str, float] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    abstained: int = 0
+
+    def add(self, ranked: list[str], relevant: frozenset[str], ms: float, abstained: bool) -> None:
+        for name, value in metrics(ranked, relevant).items():
+            self.totals[name] = self.totals.get(name, 0.0) + value
+        self.latencies.append(ms)
+        self.abstained += abstained
+
+
+def _set_files(directory: Path) -> tuple[Path, Path]:
+    corpus, queries = directory / "corpus.jsonl", directory / "queries.jsonl"
+    for path in (corpus, queries):
+        if not path.is_file():
+            raise RetrievalSetError(
+                f"{path}: missing (a retrieval set has corpus.jsonl and queries.jsonl)"
+            )
+    return corpus, queries
+
+
+async def _ask_all(
+    services: Services, queries: list[EvalQuery], namespace: str, k: int, preset: str
+) -> _Tally:
+    tally = _Tally()
+    for q in queries:
+        question = Question(
+            project=namespace + q.project,
+            query=q.text or "?",
+            error=q.error,
+            k=k,
+            exclude=q.exclude,
+            preset=preset,
+        )
+        started = time.perf_counter()
+        result = await answer(services, question)
+        ranked = [h.episode["id"] for h in result.outcome.hits]
+        ms = (time.perf_counter() - started) * 1000
+        tally.add(ranked, q.relevant, ms, result.outcome.abstained)
+    return tally
+
+
 async def evaluate_retrieval(
     services: Services,
     directory: Path,
@@ -122,12 +168,7 @@ async def evaluate_retrieval(
     namespace: str | None = None,
 ) -> RetrievalReport:
     """Ingest DIR/corpus.jsonl into a fresh namespace, ask DIR/queries.jsonl, measure."""
-    corpus, queries_file = directory / "corpus.jsonl", directory / "queries.jsonl"
-    for path in (corpus, queries_file):
-        if not path.is_file():
-            raise RetrievalSetError(
-                f"{path}: missing (a retrieval set has corpus.jsonl and queries.jsonl)"
-            )
+    corpus, queries_file = _set_files(directory)
     queries = load_queries(queries_file)
     # A fixed namespace with keep=True lets a second run skip the embedding work: the
     # pipeline sees unchanged content and writes nothing.
@@ -135,41 +176,22 @@ async def evaluate_retrieval(
     summary = await services.ingestor.ingest(
         _renamed(read_path(corpus, format="corpus"), namespace)
     )
-    projects = {namespace + q.project for q in queries}
     try:
-        totals: dict[str, float] = {}
-        latencies: list[float] = []
-        abstained = 0
-        for q in queries:
-            question = Question(
-                project=namespace + q.project,
-                query=q.text or "?",
-                error=q.error,
-                k=k,
-                exclude=q.exclude,
-                preset=preset,
-            )
-            started = time.perf_counter()
-            result = await answer(services, question)
-            latencies.append((time.perf_counter() - started) * 1000)
-            abstained += result.outcome.abstained
-            ranked = [h.episode["id"] for h in result.outcome.hits]
-            for name, value in metrics(ranked, q.relevant).items():
-                totals[name] = totals.get(name, 0.0) + value
+        tally = await _ask_all(services, queries, namespace, k, preset)
     finally:
         if not keep:
-            for project in projects:
+            for project in {namespace + q.project for q in queries}:
                 await services.store.run("forget_project", project=project)
     n = len(queries) or 1
     return RetrievalReport(
         n=len(queries),
-        recall={c: totals.get(f"r{c}", 0.0) / n for c in CUTOFFS},
-        mrr10=totals.get("mrr", 0.0) / n,
-        ndcg10=totals.get("ndcg", 0.0) / n,
+        recall={c: tally.totals.get(f"r{c}", 0.0) / n for c in CUTOFFS},
+        mrr10=tally.totals.get("mrr", 0.0) / n,
+        ndcg10=tally.totals.get("ndcg", 0.0) / n,
         latency_ms={
-            "p50": statistics.median(latencies) if latencies else 0.0,
-            "p95": _percentile(latencies, 0.95),
+            "p50": statistics.median(tally.latencies) if tally.latencies else 0.0,
+            "p95": _percentile(tally.latencies, 0.95),
         },
         ingest=summary.as_dict(),
-        abstained=abstained,
+        abstained=tally.abstained,
     )

@@ -1,0 +1,108 @@
+"""`metisgraph eval retrieval` against the real Neo4j and model, on a small set written for
+these tests: ingest through the normal path, recall as the API does, the own record excluded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from neo4j import GraphDatabase
+from typer.testing import CliRunner
+
+from metisgraph.api import cli_eval
+from metisgraph.api.retrieval_eval import metrics
+from metisgraph.graph.settings import Neo4jSettings
+
+
+@pytest.fixture(scope="module")
+def cli() -> typer.Typer:
+    root = typer.Typer()
+    root.add_typer(cli_eval.app, name="eval")
+    return root
+
+
+@pytest.fixture
+def runner(neo4j_settings: Neo4jSettings) -> CliRunner:
+    password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
+    env = {"NEO4J_URI": neo4j_settings.uri or "", "NEO4J_PASSWORD": password, "COLUMNS": "300"}
+    return CliRunner(env=env)
+
+
+def _set(fixtures_dir: Path, name: str) -> str:
+    return str(fixtures_dir / "retrieval" / name)
+
+
+def test_metrics_of_one_ranking() -> None:
+    got = metrics(["a", "x", "b", "y"], frozenset({"b", "z"}))
+    assert (got["r1"], got["r5"], got["r10"]) == (0.0, 1.0, 1.0)
+    assert got["mrr"] == pytest.approx(1 / 3)
+    # One of two relevant found at rank 3: (1 / log2 4) / (1 + 1 / log2 3).
+    assert got["ndcg"] == pytest.approx(0.5 / (1 + 1 / 1.584962500721156))
+    assert metrics([], frozenset({"a"})) == {
+        "r1": 0.0,
+        "r5": 0.0,
+        "r10": 0.0,
+        "mrr": 0.0,
+        "ndcg": 0.0,
+    }
+
+
+def test_eval_retrieval_prints_the_figures_as_json(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
+) -> None:
+    result = runner.invoke(cli, ["eval", "retrieval", _set(fixtures_dir, "small"), "--json"])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(report) >= {"n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10"}
+    assert report["n"] == 4
+    assert set(report["latency_ms"]) == {"p50", "p95"}
+    assert 0 < report["latency_ms"]["p50"] <= report["latency_ms"]["p95"]
+    # Paraphrases and a shared stack frame: every right answer among the first five, even
+    # where the question is a copy of a record that is excluded (q1, q4).
+    assert report["recall@5"] == 1.0
+    assert report["recall@1"] <= report["recall@5"] <= report["recall@10"]
+    assert 0.5 <= report["mrr@10"] <= 1.0
+
+
+def _episodes(settings: Neo4jSettings, prefix: str) -> int:
+    password = settings.password.get_secret_value() if settings.password else ""
+    with GraphDatabase.driver(settings.uri or "", auth=("neo4j", password)) as driver:
+        records, _, _ = driver.execute_query(
+            "MATCH (e:Episode) WHERE e.project STARTS WITH $prefix RETURN count(e) AS n",
+            prefix=prefix,
+        )
+    return int(records[0]["n"])
+
+
+def test_eval_retrieval_keeps_nothing_unless_asked(
+    cli: typer.Typer,
+    runner: CliRunner,
+    fixtures_dir: Path,
+    neo4j_settings: Neo4jSettings,
+    project: str,
+) -> None:
+    namespace = f"{project}-"
+    args = ["eval", "retrieval", _set(fixtures_dir, "small"), "--json", "--namespace", namespace]
+    assert runner.invoke(cli, args).exit_code == 0
+    assert _episodes(neo4j_settings, namespace) == 0
+    assert runner.invoke(cli, [*args, "--keep"]).exit_code == 0
+    assert _episodes(neo4j_settings, namespace) == 8
+
+
+def test_eval_retrieval_names_the_bad_line(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
+) -> None:
+    result = runner.invoke(cli, ["eval", "retrieval", _set(fixtures_dir, "bad")])
+    assert result.exit_code == 1
+    assert "queries.jsonl:2: KeyError" in result.stderr and "relevant" in result.stderr
+
+
+def test_eval_retrieval_refuses_a_folder_without_the_set(
+    cli: typer.Typer, runner: CliRunner, tmp_path: Path
+) -> None:
+    result = runner.invoke(cli, ["eval", "retrieval", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "corpus.jsonl: missing" in result.stderr
