@@ -200,3 +200,29 @@ async def test_the_demo_memory_answers_a_paraphrase(
         projects=(project,), text=question, vector=embedder.encode([question])[0].tolist(),
         scopes=(project_scope(project),), k=3))  # fmt: skip
     assert outcome.hits[0].episode["task_id"] == "leak-my-service"
+
+
+DEEP = """query($project: String!) {
+  recall(project: $project, query: "leak") { hits { snippets { snippet { id } } } }
+}"""
+
+
+def test_limits_hold_for_documents_seen_before() -> None:
+    import anyio
+
+    from metisgraph.api.schema import build_schema
+    from metisgraph.api.settings import ApiSettings
+
+    schema = build_schema(ApiSettings(max_query_depth=3, max_aliases=3, max_query_tokens=60))
+    aliases = "{ " + " ".join(f"a{n}: __typename" for n in range(5)) + " }"
+    long = "{ " + "__typename " * 80 + "}"
+
+    async def errors(document: str) -> str:
+        result = await schema.execute(document, variable_values={"project": "p"})
+        return str(result.errors)
+
+    for _ in range(2):  # the second time, parse and validation come from the caches
+        assert "exceeds maximum operation depth" in anyio.run(errors, DEEP)
+        assert "aliases" in anyio.run(errors, aliases).lower()
+        assert "token" in anyio.run(errors, long).lower()
+        assert anyio.run(errors, "{ __typename }") == "None"
