@@ -20,7 +20,7 @@ from metisgraph.graph.recall_settings import PRESETS
 from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
-from metisgraph.ingest.keywords import words
+from metisgraph.ingest.keywords import without_library_frames, words
 from metisgraph.ingest.prepare import project_scope
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.snippets import verdict_for
@@ -132,6 +132,7 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         filters=_filters(q),
         exclude=q.exclude,
         settings=PRESETS[q.preset],
+        lexical=without_library_frames(full),
     )
 
 

@@ -125,13 +125,14 @@ class RecallRequest:
 
 
 def lucene_terms(text: str, max_terms: int = 64) -> str:
-    """Free text as safe Lucene terms: escaped, OR-ed; no user syntax gets through."""
-    terms: list[str] = []
+    """Free text as safe Lucene terms: escaped, OR-ed, each once; no user syntax gets through."""
+    terms: dict[str, None] = {}
     # Lower case: the analysers fold case anyway, and AND / OR / NOT would be operators.
+    # Each term once: a repeated word would spend the budget and count twice.
     for word in _WORD.findall(text.lower()):
         word = word.strip(".-")
         if len(word) >= 2:
-            terms.append(_LUCENE_SPECIAL.sub(r"\\\1", word))
+            terms.setdefault(_LUCENE_SPECIAL.sub(r"\\\1", word))
         if len(terms) >= max_terms:
             break
     return " OR ".join(terms)

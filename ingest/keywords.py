@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["identifier_keywords", "tag_value", "words"]
+from metisgraph.ingest.frames import jvm_library, python_frame
+
+__all__ = ["identifier_keywords", "tag_value", "without_library_frames", "words"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:[.:/][A-Za-z_$][\w$]*)+|[A-Za-z_$][\w$]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
@@ -65,3 +67,34 @@ def words(text: str, limit: int = 200) -> list[str]:
         if len(out) >= limit:
             break
     return list(out)
+
+
+_JVM_FRAME = re.compile(r"^\s*at (?P<method>[\w$./<>-]+)\(")
+_PY_FRAME = re.compile(r'^(?P<indent>\s+)File "(?P<path>[^"]+)", line \d+(?:, in (?P<func>.*))?$')
+
+
+def without_library_frames(text: str) -> str:
+    """The text without the stack frames of runtime and library code.
+
+    A pasted trace is mostly frames of the test runner, the reflection machinery and the
+    standard library: the same words in every trace. For a word search they crowd out the
+    frames of the project's own code (which say where it failed) within the question's
+    term budget.
+    """
+    out: list[str] = []
+    skip_below: int | None = None  # the indent of a dropped Python frame: its source line goes
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if skip_below is not None:
+            skip_below, source = None, indent > skip_below and bool(line.strip())
+            if source:
+                continue
+        jvm = _JVM_FRAME.match(line)
+        if jvm and jvm_library(jvm["method"]):
+            continue
+        python = _PY_FRAME.match(line)
+        if python and not python_frame(python["path"], python["func"] or "").own:
+            skip_below = len(python["indent"])
+            continue
+        out.append(line)
+    return "\n".join(out)
