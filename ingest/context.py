@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from metisgraph.graph.store import GraphStore
+from metisgraph.graph.vectors import Vector
 
 __all__ = ["context_rows", "refresh_context"]
 
@@ -36,7 +37,7 @@ def context_rows(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "project": row["project"],
                 "id": row["id"],
-                "vector": (summed / norm).tolist(),
+                "vector": Vector((summed / norm).tolist()),
                 "text": text,
             }
         )

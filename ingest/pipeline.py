@@ -19,6 +19,7 @@ from typing import IO, Any
 import anyio
 
 from metisgraph.graph.store import GraphStore
+from metisgraph.graph.vectors import Vector
 from metisgraph.graph.writes import (
     WriteBatch,
     existing_episode_hashes,
@@ -313,9 +314,11 @@ class Ingestor:
         titled = [e for e in episodes if e.title_text]
         texts = [e.text_for_embedding for e in episodes] + [e.title_text or "" for e in titled]
         vectors = await self.embedder.aencode(texts)
-        titles = {id(e): v.tolist() for e, v in zip(titled, vectors[len(episodes) :], strict=True)}
+        titles = {
+            id(e): Vector(v.tolist()) for e, v in zip(titled, vectors[len(episodes) :], strict=True)
+        }
         write.episodes = [
-            e.row(v.tolist(), titles.get(id(e)))
+            e.row(Vector(v.tolist()), titles.get(id(e)))
             for e, v in zip(episodes, vectors[: len(episodes)], strict=True)
         ]
         write.environments, write.tools, write.tags, write.symbols = _group_rows(episodes)
@@ -338,7 +341,9 @@ class Ingestor:
         todo = await snippets_to_embed(self.store, snippets)
         await place_versions(self.store, snippets)
         vectors = await self.embedder.aencode([s.text_for_embedding for s in todo])
-        embedded = {(s.project, s.id): v.tolist() for s, v in zip(todo, vectors, strict=True)}
+        embedded = {
+            (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
+        }
         write.extra.extend(snippet_write_steps(snippets, embedded))
         return snippets
 
@@ -387,7 +392,7 @@ class Ingestor:
         vectors = await self.embedder.aencode(
             [f"{distinct[k][0].kind}: {distinct[k][0].template}" for k in fresh]
         )
-        embedded = {k: v.tolist() for k, v in zip(fresh, vectors, strict=True)}
+        embedded = {k: Vector(v.tolist()) for k, v in zip(fresh, vectors, strict=True)}
         write.errors = [
             _error_row(project, error, seen, embedded.get((project, key)))
             for (project, key), (error, seen) in distinct.items()
