@@ -2,6 +2,7 @@
 // Every row carries `project`; values arrive only as parameters.
 
 // ---------------------------------------------------------------------------- writes
+// `CYPHER replan=skip` as in write.cypher: plans that start from a uniqueness-constraint seek.
 
 // name: upsert_snippets
 // mode: write
@@ -9,6 +10,7 @@
 // when the node is created; a name or description fills in when missing; tests, examples and
 // the files it was written to accumulate (bounded); a reviewer's decision is never
 // overwritten by a re-ingest.
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (s:Snippet {project: row.project, id: row.id})
 ON CREATE SET s += row.props, s.lineage = row.lineage, s.version = row.version, s.latest = true,
@@ -29,6 +31,7 @@ SET s.recallable = s.review_status <> 'rejected'
 // name: link_snippet_episodes
 // mode: write
 // The bridge. Code that ran in an episode that succeeded was verified in its environment.
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (s:Snippet {project: row.project, id: row.id})
@@ -57,6 +60,7 @@ CALL (e, s, row) {
 // mode: write
 // `spec` is the first range the package was pinned to; `specs` every range it was verified
 // in ('' where the version was not known), so a caller matching any of them is compatible.
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 MERGE (k:Package {project: row.project, name: row.name})
@@ -71,6 +75,7 @@ SET r.specs = (r.specs + [x IN row.specs WHERE NOT x IN r.specs])[..10]
 // starts from an index seek on the symbol instead of scanning every snippet's lists. Symbol
 // nodes are shared with recall (episodes MENTION them), which may create one first: the
 // tail is filled in whoever did.
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 CALL (s, row) {
@@ -94,6 +99,7 @@ CALL (s, row) {
 
 // name: link_snippet_files
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 MERGE (f:File {project: row.project, path: row.path})
@@ -102,6 +108,7 @@ SET t.hunks = row.hunks, t.added = row.added, t.removed = row.removed, t.symbols
 
 // name: link_snippet_versions
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 MATCH (p:Snippet {project: row.project, id: row.parent_id})
@@ -112,6 +119,7 @@ SET p.latest = false
 // name: count_snippet_recordings
 // mode: write
 // Recorded = distinct episodes linked + distinct snippet records; recounted, so idempotent.
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 SET s.recorded = COUNT { MATCH (e:Episode)-[:GENERATED|USED|MODIFIED]->(s) RETURN DISTINCT e }
@@ -141,6 +149,7 @@ RETURN label, m.id AS id, m.uses AS uses, m.successes AS successes, m.failures A
 
 // name: snippet_state
 // mode: read
+CYPHER replan=skip
 UNWIND $keys AS key
 MATCH (s:Snippet {project: key.project, id: key.id})
 RETURN key.project AS project, key.id AS id, key.record_key AS record_key,

@@ -1,14 +1,19 @@
 // Writes: batched UNWIND ... MERGE, idempotent by content keys. Every row carries `project`.
 // Values arrive only as parameters.
+// `CYPHER replan=skip`: every query here starts from a uniqueness-constraint seek, so its
+// plan does not depend on how many nodes there are; without it, Neo4j replans each of them
+// whenever the label counts of a growing graph drift (a third of its CPU during an ingest).
 
 // name: existing_episode_hashes
 // mode: read
+CYPHER replan=skip
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 RETURN e.project AS project, e.id AS id, e.content_hash AS content_hash
 
 // name: existing_error_keys
 // mode: read
+CYPHER replan=skip
 UNWIND $keys AS key
 MATCH (r:Error {project: key.project, key: key.key})
 WHERE r.embedding IS NOT NULL
@@ -16,12 +21,14 @@ RETURN r.project AS project, r.key AS key
 
 // name: upsert_projects
 // mode: write
+CYPHER replan=skip
 UNWIND $projects AS name
 MERGE (p:Project {name: name})
 ON CREATE SET p.created_at = datetime()
 
 // name: upsert_tasks
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (t:Task {project: row.project, id: row.id})
 ON CREATE SET t.recorded_at = datetime()
@@ -32,6 +39,7 @@ MERGE (p)-[:HAS_TASK]->(t)
 
 // name: upsert_episodes
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (e:Episode {project: row.project, id: row.id})
 ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failures = 0,
@@ -50,6 +58,7 @@ MERGE (t)-[:HAS_EPISODE]->(e)
 // name: link_task_chains
 // mode: write
 // NEXT links consecutive steps of each task, in step order (then created_at, id).
+CYPHER replan=skip
 UNWIND $tasks AS key
 MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
 WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
@@ -60,6 +69,7 @@ MERGE (a)-[:NEXT]->(b)
 
 // name: upsert_errors
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (r:Error {project: row.project, key: row.key})
 ON CREATE SET r.kind = row.kind, r.category = row.category, r.signature = row.signature,
@@ -72,6 +82,7 @@ SET r.first_seen = CASE WHEN row.seen < r.first_seen THEN row.seen ELSE r.first_
 
 // name: link_errors
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (r:Error {project: row.project, key: row.key})
@@ -79,6 +90,7 @@ MERGE (e)-[:HIT]->(r)
 
 // name: upsert_environments
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (v:Environment {project: row.project, key: row.key})
 SET v.os = row.os, v.os_version = row.os_version, v.arch = row.arch,
@@ -98,6 +110,7 @@ MERGE (e)-[:IN_ENV]->(v)
 
 // name: upsert_tools
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (t:Tool {project: row.project, name: row.name})
 ON CREATE SET t.kind = row.kind
@@ -108,6 +121,7 @@ MERGE (e)-[:USED_TOOL]->(t)
 
 // name: upsert_tags
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (g:Tag {project: row.project, name: row.name})
 ON CREATE SET g.value = row.value
@@ -119,6 +133,7 @@ MERGE (e)-[:TAGGED]->(g)
 // name: upsert_symbols
 // mode: write
 // Code locations (classes, modules, files) the episodes are about.
+CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (s:Symbol {project: row.project, name: row.name})
 WITH s, row
@@ -129,6 +144,7 @@ MERGE (e)-[:MENTIONS]->(s)
 // name: task_neighbourhoods
 // mode: read
 // Every embedded episode of the given tasks, in chain order, for the context channels.
+CYPHER replan=skip
 UNWIND $tasks AS key
 MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
 WHERE e.embedding IS NOT NULL
@@ -138,6 +154,7 @@ ORDER BY project, task, coalesce(e.step, 2147483647), e.created_at, e.id
 
 // name: set_context
 // mode: write
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.id})
 SET e.context_embedding = row.vector, e.context_text = row.text
@@ -147,6 +164,7 @@ SET e.context_embedding = row.vector, e.context_text = row.text
 // A task that ended resolved: the episode that resolved it RESOLVED the errors the task hit,
 // and earlier open (unknown / partial) episodes are marked resolved, linked to it.
 // Failures keep their outcome and their errors.
+CYPHER replan=skip
 UNWIND $tasks AS key
 MATCH (t:Task {project: key.project, id: key.id})
 WHERE t.status = 'resolved'
