@@ -17,6 +17,7 @@ from metisgraph.graph.channels import (
 )
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
+from metisgraph.graph.vectors import Vector
 from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
@@ -113,16 +114,16 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         to_embed.append(f"{errors[0].kind}: {errors[0].template}")
     vectors = await services.embedder.aencode_queries(to_embed)
     symbols = question_symbols(text, error, errors)
-    title = vectors[1].tolist() if first_line != text.strip() else None
+    title = Vector(vectors[1].tolist()) if first_line != text.strip() else None
     return RecallRequest(
         projects=q.all_projects,
         text=full,
-        vector=vectors[0].tolist(),
+        vector=Vector(vectors[0].tolist()),
         scopes=tuple(project_scope(p) for p in q.all_projects),
         k=q.k,
         title_vector=title,
         error_keys=tuple(e.key for e in errors),
-        error_vector=vectors[-1].tolist() if errors else None,
+        error_vector=Vector(vectors[-1].tolist()) if errors else None,
         symbols=tuple(symbols),
         symbol_weights=tuple(symbols.values()),
         tags=q.tags,

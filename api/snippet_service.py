@@ -15,6 +15,7 @@ from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import record_outcome, snippet_detail
+from metisgraph.graph.vectors import Vector
 from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
@@ -81,7 +82,7 @@ async def search(
     text = sanitize(query).text.strip() if query and query.strip() else None
     if text is None and not (wanted_imports or wanted_calls):
         raise UserError("give a query, imports or calls to search snippets by")
-    vector = (await services.embedder.aencode([text]))[0].tolist() if text else None
+    vector = Vector((await services.embedder.aencode([text]))[0].tolist()) if text else None
     q = SnippetSearch(
         project=project,
         text=text,

@@ -75,11 +75,11 @@ def _plain(value: Any) -> Any:
         return [v if type(v) in _SCALARS else _plain(v) for v in value]
     if kind is dict:
         return {k: v if type(v) in _SCALARS else _plain(v) for k, v in value.items()}
-    return Record({"value": value}).data()["value"]
+    return Record({"value": value}).data()["value"]  # type: ignore[no-untyped-call]
 
 
 def _data(record: Record) -> dict[str, Any]:
-    return {key: _plain(value) for key, value in record.items()}
+    return {key: _plain(value) for key, value in record.items()}  # type: ignore[no-untyped-call]
 
 
 class GraphStore:

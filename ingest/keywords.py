@@ -86,7 +86,8 @@ def without_library_frames(text: str) -> str:
     for line in text.splitlines():
         indent = len(line) - len(line.lstrip())
         if skip_below is not None:
-            skip_below, source = None, indent > skip_below and bool(line.strip())
+            source = indent > skip_below and bool(line.strip())
+            skip_below = None
             if source:
                 continue
         jvm = _JVM_FRAME.match(line)

@@ -9,7 +9,7 @@ code was written, so every occurrence adds its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metisgraph.ingest.snippet_prepare import PreparedSnippet
@@ -27,7 +27,7 @@ def symbol_tail(name: str) -> str:
 
 
 def write_steps(
-    snippets: Sequence[PreparedSnippet], embedded: dict[tuple[str, str], list[float]]
+    snippets: Sequence[PreparedSnippet], embedded: Mapping[tuple[str, str], list[float]]
 ) -> list[tuple[str, dict[str, Any]]]:
     """The queries that write these snippets, in the order they must run."""
     nodes = _node_rows(snippets, embedded)
@@ -52,7 +52,7 @@ def _first_each(snippets: Iterable[PreparedSnippet]) -> list[PreparedSnippet]:
 
 
 def _node_rows(
-    snippets: Sequence[PreparedSnippet], embedded: dict[tuple[str, str], list[float]]
+    snippets: Sequence[PreparedSnippet], embedded: Mapping[tuple[str, str], list[float]]
 ) -> list[Row]:
     rows: dict[tuple[str, str], Row] = {}
     for s in snippets:

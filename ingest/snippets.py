@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from metisgraph.graph.snippets import lineage_heads, snippet_state
@@ -176,7 +176,7 @@ def snippet_record_results(
 
 
 def snippet_write_steps(
-    snippets: Sequence[PreparedSnippet], embedded: dict[tuple[str, str], list[float]]
+    snippets: Sequence[PreparedSnippet], embedded: Mapping[tuple[str, str], list[float]]
 ) -> list[tuple[str, dict[str, Any]]]:
     """The named queries (cypher/snippets.cypher) that write these snippets, in order."""
     return write_steps(snippets, embedded)
