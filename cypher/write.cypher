@@ -37,6 +37,20 @@ WITH t, row
 MATCH (p:Project {name: row.project})
 MERGE (p)-[:HAS_TASK]->(t)
 
+// name: unlink_replaced_episodes
+// mode: write
+// An episode recorded again with other content (or by a newer pipeline): the links derived
+// from its old content go, and the statements below derive them again from the new content
+// in the same transaction. Tools, tags and symbols no episode or snippet uses any more go
+// too. Its task, chain, resolution, reviews, reuse counts and code links stay.
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.id})-[r:HIT|USED_TOOL|IN_ENV|TAGGED|MENTIONS]->(n)
+DELETE r
+WITH DISTINCT n
+WHERE (n:Tool OR n:Tag OR n:Symbol) AND NOT EXISTS { (n)--() }
+DELETE n
+
 // name: upsert_episodes
 // mode: write
 CYPHER replan=skip

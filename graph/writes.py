@@ -19,6 +19,9 @@ class WriteBatch:
     projects: set[str] = field(default_factory=set)
     tasks: list[Row] = field(default_factory=list)
     episodes: list[Row] = field(default_factory=list)
+    # {project, id} of stored episodes recorded again with other content: the links derived
+    # from their old content are removed before they are derived again.
+    replaced: list[Row] = field(default_factory=list)
     errors: list[Row] = field(default_factory=list)
     error_links: list[Row] = field(default_factory=list)
     environments: list[Row] = field(default_factory=list)
@@ -39,6 +42,7 @@ class WriteBatch:
             plan.append(("upsert_projects", {"projects": sorted(self.projects)}))
         for name, key, rows in (
             ("upsert_tasks", "rows", self.tasks),
+            ("unlink_replaced_episodes", "rows", self.replaced),
             ("upsert_episodes", "rows", self.episodes),
             ("upsert_errors", "rows", self.errors),
             ("link_errors", "rows", self.error_links),

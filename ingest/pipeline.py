@@ -272,6 +272,9 @@ class Ingestor:
         summary.unchanged += len(episodes) - len(changed)
         write = WriteBatch(projects={t.project for t in tasks} | {e.project for e in episodes})
         write.tasks = [t.row() for t in tasks]
+        write.replaced = [
+            {"project": e.project, "id": e.id} for e in changed if (e.project, e.id) in existing
+        ]
         await self._add_episodes(write, changed)
         return write, changed
 

@@ -19,7 +19,7 @@ from metisgraph.ingest.keywords import identifier_keywords
 from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
 from metisgraph.ingest.redaction import redact, redact_value
 from metisgraph.ingest.symbols import symbol_weights
-from metisgraph.ingest.tools import ToolUse, extract_tools
+from metisgraph.ingest.tools import ToolUse, tools_of_action
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 # Part of every content hash: a release that prepares episodes differently re-processes them.
-PIPELINE_VERSION = "2"
+PIPELINE_VERSION = "3"
 
 DEFAULT_CONFIDENCE = {
     Source.reviewer: 0.95,
@@ -211,7 +211,11 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     environment = extract_environment(
         [t for t in (props["observation"], props["action_command"]) if t], record.environment
     )
-    tools = extract_tools(command=props["action_command"])
+    tools = tools_of_action(
+        props["action_type"],
+        props["action_command"],
+        json.loads(props["action_parameters"]) if props["action_parameters"] else None,
+    )
     tools += [ToolUse(name=t.strip().lower(), kind="declared") for t in record.tools if t.strip()]
     searchable = " ".join(
         str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]

@@ -208,6 +208,50 @@ async def test_a_resolved_task_marks_its_open_episodes_and_resolves_its_errors(
     assert [r["kind"] for r in resolved] == ["python:ModuleNotFoundError"]
 
 
+async def test_an_episode_recorded_again_with_other_content_keeps_no_stale_links(
+    store: Any, embedder: Any, project: str
+) -> None:
+    from metisgraph.ingest.adapters import SourceRef
+
+    def record(command: str, tag: str, observation: str) -> Parsed:
+        episode = EpisodeRecord(project=project, id="e", summary="Ran the checks",
+                                action={"type": "command", "command": command},
+                                tags=[tag], observation=observation)  # fmt: skip
+        return Parsed(episode, SourceRef("test"))
+
+    async def links() -> dict[str, list[str]]:
+        rows = await store.run_text(
+            """MATCH (e:Episode {project: $p, id: 'e'})-[r]->(n)
+               WHERE type(r) IN ['USED_TOOL', 'TAGGED', 'HIT']
+               RETURN type(r) AS type, coalesce(n.name, n.kind) AS name ORDER BY type, name""",
+            {"p": project},
+            read=True,
+        )
+        out: dict[str, list[str]] = {}
+        for row in rows:
+            out.setdefault(row["type"], []).append(row["name"])
+        return out
+
+    ingestor = Ingestor(store, embedder)
+    crash = "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'"
+    await ingestor.ingest([record("valgrind ./server && make", "area:memory", crash)])
+    assert await links() == {
+        "HIT": ["python:KeyError"],
+        "TAGGED": ["area:memory"],
+        "USED_TOOL": ["make", "valgrind"],
+    }
+    summary = await ingestor.ingest([record("kubectl get pods", "area:deploy", "all running")])
+    assert summary.written == 1
+    assert await links() == {"TAGGED": ["area:deploy"], "USED_TOOL": ["kubectl"]}
+    orphans = await store.run_text(
+        """MATCH (n {project: $p}) WHERE (n:Tool OR n:Tag) AND NOT EXISTS { (n)--() }
+           RETURN n.name AS name""",
+        {"p": project},
+        read=True,
+    )
+    assert orphans == []  # valgrind, make and area:memory went with their last link
+
+
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_every_shared_trajectory_ingests_and_reingests_unchanged(

@@ -17,6 +17,7 @@ from metisgraph.ingest.tools import (
     libraries_in_code,
     program_name,
     tools_in_command,
+    tools_of_action,
 )
 
 
@@ -121,6 +122,37 @@ def test_extract_tools_dedupes_by_name_commands_first() -> None:
     uses = extract_tools("python -m pytest -x", code="import pytest\nimport hypothesis")
     assert uses == [ToolUse("pytest", "cli"), ToolUse("hypothesis", "library")]
     assert extract_tools() == [] and extract_tools(None, None) == []
+
+
+@pytest.mark.parametrize(
+    ("action_type", "command", "parameters", "expected"),
+    [
+        # SWE-agent: the body of an edit is file content, however much it looks like commands
+        ("edit", "edit 3:6\n    missing = [e for e in required]\n    if missing:\n        raise "
+         "AttributeError(missing)\nend_of_edit", {"tool": "edit", "path": "/repo/handler.py"}, []),
+        ("edit", "insert 'from marshmallow.fields import TimeDelta\nprint(td.serialize(x))'",
+         {"tool": "insert", "path": "/testbed/reproduce.py"}, ["marshmallow"]),
+        # OpenHands: the editor is named by its parameters; its content is read as the file's
+        ("edit", "str_replace /w/src/app.ts", {"tool": "edit", "command": "str_replace",
+         "path": "/w/src/app.ts", "new_str": "import axios from 'axios';"}, ["axios"]),
+        ("edit", "create /w/notes.md", {"tool": "edit", "path": "/w/notes.md",
+         "file_text": "import os\nrm -rf /"}, []),
+        ("read", "str_replace_editor view /w/a.py", {"tool": "str_replace_editor"},
+         ["str_replace_editor"]),
+        # an IPython cell: Python, with shell escapes; helper calls are no tools
+        ("command", "edit_file_by_replace(\n'/w/App.tsx',\nto_replace='a b')\n!pip install "
+         "requests\n%pip install numpy\nimport pandas as pd",
+         {"tool": "run_ipython", "language": "python"}, ["pip", "pandas"]),
+        # a shell command stays a shell command
+        ("command", "cd /x && python -m pytest -x", {}, ["pytest"]),
+        ("command", None, None, []),
+    ],
+)  # fmt: skip
+def test_tools_of_an_action_are_read_by_what_the_action_is(
+    action_type: str, command: str | None, parameters: dict[str, object] | None,
+    expected: list[str],
+) -> None:  # fmt: skip
+    assert _names(tools_of_action(action_type, command, parameters)) == expected
 
 
 @pytest.mark.parametrize(
