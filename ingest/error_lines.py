@@ -138,6 +138,17 @@ _LEVELS |= {
 }
 
 
+# What build tools print at the error level after every failure: advice to the reader, not
+# an error. As signatures they would link every failed build to every other one.
+_ADVICE = re.compile(
+    r"^(?:to see the full stack trace|re-?run (?:\w+ )?(?:with|using) the -\w switch"
+    r"|for more information about the errors|after correcting the problems"
+    r"|\[help \d+\](?:\s|$)|mvn <\w+>|a complete log of this run can be found"
+    r"|this is probably not a problem with)",
+    re.IGNORECASE,
+)
+
+
 def level_error(line: str, index: int) -> Sighting | None:
     """A log line at an error level: ``… ERROR [main] …``, ``error: …``, ``fatal: …``, ``E: …``."""
     found = _LEVEL.match(line) or _LOWER_LEVEL.match(line)
@@ -145,7 +156,7 @@ def level_error(line: str, index: int) -> Sighting | None:
         return None
     level = found["level"] or found.groupdict().get("bang") or ""
     message = found["msg"].strip()
-    if not message:
+    if not message or _ADVICE.match(message):
         return None  # "ERROR:" alone says nothing of which error; the lines below will
     kind = f"log:{_LEVELS[level.lower()]}"
     return Sighting("log", kind, message, index, index + 1, chain=[kind])

@@ -641,3 +641,32 @@ def test_hostile_input_stays_linear(text: str) -> None:
     extract_errors(text)
     line_signature(text[:100_000])
     assert time.perf_counter() - start < 5.0
+
+
+def test_build_tool_advice_at_the_error_level_is_not_an_error() -> None:
+    # What Maven and npm print after every failure would link every failed build to every other.
+    maven = """[INFO] BUILD FAILURE
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test \
+(default-test) on project core: There are test failures. -> [Help 1]
+[ERROR]
+[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.
+[ERROR] Re-run Maven using the -X switch to enable full debug logging.
+[ERROR]
+[ERROR] For more information about the errors and possible solutions, please read the \
+following articles:
+[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException
+[ERROR]
+[ERROR] After correcting the problems, you can resume the build with the command
+[ERROR]   mvn <args> -rf :core
+"""
+    errors = extract_errors(maven)
+    assert len(errors) == 1 and "There are test failures" in errors[0].template
+    npm = """npm ERR! code ELIFECYCLE
+npm ERR! Failed at the app@1.0.0 build script.
+npm ERR! This is probably not a problem with npm. There is likely additional logging output above.
+npm ERR! A complete log of this run can be found in:
+npm ERR!     /root/.npm/_logs/2026-11-30T10_00_00_000Z-debug.log
+"""
+    templates = [e.template for e in extract_errors(npm)]
+    assert not any("probably not a problem" in t or "complete log" in t for t in templates)
+    assert templates and "ELIFECYCLE" in templates[0]
