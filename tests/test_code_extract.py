@@ -40,6 +40,27 @@ def test_text_fences_are_not_code() -> None:
     assert snippets == []
 
 
+def test_untagged_fences_of_output_are_not_code() -> None:
+    # Issue reports and agents fence what a program printed as often as what they ran.
+    outputs = [
+        "===== ========\n wave response\n===== ========\n350.0      0.7\n===== ========",
+        "Col1 Col2\n1    2\n3    4",
+        "/opt/conda/lib/python3.5/site-packages/astropy/units/core.py in __eq__(self, other)\n"
+        "   1699 \n-> 1700         other = Unit(other, parse_strict='silent')",
+        'Traceback (most recent call last):\n  File "t.py", line 1, in <module>',
+    ]
+    for body in outputs:
+        assert extract_snippets(f"```\n{body}\n```\n") == [], body
+    commands = [
+        "python3 reproduce.py",
+        "export FOO=1\nmake build && ./build/server --port 80",
+        "for f in *.py; do\n  black $f\ndone",
+        "$ pip install -e .\n$ pytest -x",
+    ]
+    for body in commands:
+        assert [s.language for s in extract_snippets(f"```\n{body}\n```\n")] == ["bash"], body
+
+
 def test_bare_patch_in_free_text() -> None:
     snippets = extract_snippets((FIXTURES / "observation_with_patch.txt").read_text())
     assert _summary(snippets) == [("patch", "diff", "patch", None)]

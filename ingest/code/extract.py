@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from metisgraph.ingest.code.commands import Heredoc, heredocs, is_inspection, segments, words
+from metisgraph.ingest.code.grammars import parser_for
 from metisgraph.ingest.code.language import (
     CONFIG_LANGUAGES,
     detect_language,
@@ -69,10 +70,38 @@ def _from_fence(info: str, body: str) -> list[ExtractedSnippet]:
     language = normalize_language(info)
     if not body.strip() or language in _NOT_CODE:
         return []
-    language = language or detect_language(body)
+    if not language:
+        language = detect_language(body)
+        if language == "bash" and not _reads_as_commands(_without_prompts(body)):
+            return []  # an untagged block of output (a table, a trace, results): not code
     if language == "bash":
         return extract_command_snippets(_without_prompts(body))
     return [ExtractedSnippet(body, language, _guess_kind(body, language), "fence")]
+
+
+# The first word of a command: a program, a path to one, a variable or an assignment.
+_COMMAND_WORD = re.compile(r"^(?:[A-Za-z_][\w.+-]*|\.{0,2}/[\w./+-]+|~[\w./+-]*|\$\S+|\w+=.*)$")
+_SHELL_SYNTAX = frozenset({"{", "}", "(", ")", "[", "[[", "!", "((", "then", "do", "done", "fi"})
+
+
+def _reads_as_commands(body: str) -> bool:
+    """Whether an untagged block is shell: it parses, and every command starts like one.
+
+    Blocks without a language tag default to shell, but agents and issue reports also fence
+    program output: tables (``===== ====``), numbers, tracebacks (``core.py in f(self)``).
+    """
+    parser = parser_for("bash")
+    if parser is not None and parser.parse(body.encode()).root_node.has_error:
+        return False
+    found = False
+    for segment in segments(body):
+        first = next(iter(words(segment)), None)
+        if first is None or first.startswith("#") or first in _SHELL_SYNTAX:
+            continue
+        if not _COMMAND_WORD.match(first) or re.fullmatch(r"[\d.]+", first):
+            return False
+        found = True
+    return found
 
 
 def _without_prompts(body: str) -> str:
