@@ -15,6 +15,7 @@ CALL () {
   UNION MATCH (n:Tag {project: $project}) RETURN n
   UNION MATCH (n:Symbol {project: $project}) RETURN n
   UNION MATCH (n:Pattern {project: $project}) RETURN n
+  UNION MATCH (n:File {project: $project}) RETURN n
   UNION MATCH (n:Project {name: $project}) RETURN n
 }
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
@@ -30,6 +31,6 @@ RETURN count(*) AS deleted
 // mode: write
 // A task and its episodes; snippets, errors and environments stay (others may share them).
 MATCH (t:Task {project: $project, id: $id})
-OPTIONAL MATCH (t)-[:HAS_EPISODE]->(e:Episode)
+OPTIONAL MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: $project})
 DETACH DELETE e, t
 RETURN count(*) AS deleted

@@ -59,7 +59,7 @@ CALL (project) {
 }
 WITH r, max(similarity) AS similarity
 MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = r.project AND e.recallable = true {{filters}}
 WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
 RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
 ORDER BY score DESC
@@ -71,7 +71,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $keys AS key
 MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = project AND e.recallable = true {{filters}}
 WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
 RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
 ORDER BY score DESC
@@ -87,7 +87,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $symbols AS wanted
 MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = project AND e.recallable = true {{filters}}
 WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
      coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
                                      WHERE e.symbols[i] = wanted.name])], 1.0) AS role
@@ -103,7 +103,7 @@ UNWIND $projects AS project
 MATCH (g:Tag {project: project})
 WHERE g.name IN $tags OR g.value IN $words
 MATCH (g)<-[:TAGGED]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = project AND e.recallable = true {{filters}}
 WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
 RETURN e.project AS project, e.id AS id,
        sum(CASE WHEN g.name IN $tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
@@ -115,7 +115,7 @@ LIMIT $limit
 UNWIND $projects AS project
 UNWIND $tools AS name
 MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = project AND e.recallable = true {{filters}}
 WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
 RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
 ORDER BY score DESC
@@ -133,9 +133,10 @@ WITH v,
      (CASE WHEN $runtime IS NOT NULL AND toLower(v.runtime) = $runtime THEN 1.0 ELSE 0.0 END) +
      (CASE WHEN $runtime_version IS NOT NULL AND v.runtime_version STARTS WITH $runtime_version
            THEN 1.0 ELSE 0.0 END) +
-     COUNT { (v)-[h:HAS_PACKAGE]->(k:Package) WHERE [k.name, h.version] IN $packages } AS match
+     COUNT { (v)-[h:HAS_PACKAGE]->(k:Package {project: project})
+             WHERE [k.name, h.version] IN $packages } AS match
 MATCH (v)<-[:IN_ENV]-(e:Episode)
-WHERE e.recallable = true {{filters}}
+WHERE e.project = v.project AND e.recallable = true {{filters}}
 RETURN e.project AS project, e.id AS id, max(match) AS score
 ORDER BY score DESC
 LIMIT $limit
@@ -146,37 +147,38 @@ LIMIT $limit
 // how it ended, its errors, environment, neighbouring steps and contradictions.
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
-OPTIONAL MATCH (t:Task)-[:HAS_EPISODE]->(e)
+OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
 CALL (e) {
-  OPTIONAL MATCH (e)-[rel:HIT|RESOLVED]->(r:Error)
+  OPTIONAL MATCH (e)-[rel:HIT|RESOLVED]->(r:Error {project: e.project})
   RETURN collect(DISTINCT CASE WHEN r IS NULL THEN null ELSE
     {relation: type(rel), key: r.key, kind: r.kind, category: r.category,
      template: r.template, frames: r.frames} END) AS errors
 }
 CALL (e) {
-  OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment)
+  OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
   WITH v LIMIT 1
   RETURN CASE WHEN v IS NULL THEN null ELSE
     v {.key, .os, .os_version, .arch, .runtime, .runtime_version,
-       packages: [(v)-[h:HAS_PACKAGE]->(k:Package) | {name: k.name, version: h.version}][..50]}
+       packages: [(v)-[h:HAS_PACKAGE]->(k:Package {project: v.project})
+                  | {name: k.name, version: h.version}][..50]}
   END AS environment
 }
 CALL (e) {
-  OPTIONAL MATCH (p:Episode)-[:NEXT]->(e)
+  OPTIONAL MATCH (p:Episode {project: e.project})-[:NEXT]->(e)
   WITH p LIMIT 1
   RETURN CASE WHEN p IS NULL THEN null ELSE p {.id, .step, .summary, .outcome} END AS previous
 }
 CALL (e) {
-  OPTIONAL MATCH (e)-[:NEXT]->(n:Episode)
+  OPTIONAL MATCH (e)-[:NEXT]->(n:Episode {project: e.project})
   WITH n LIMIT 1
   RETURN CASE WHEN n IS NULL THEN null ELSE n {.id, .step, .summary, .outcome} END AS next
 }
 CALL (e) {
-  OPTIONAL MATCH (e)-[:CONTRADICTS]-(c:Episode)
+  OPTIONAL MATCH (e)-[:CONTRADICTS]-(c:Episode {project: e.project})
   RETURN collect(DISTINCT c.id) AS contradicts
 }
 CALL (e) {
-  OPTIONAL MATCH (e)-[:TAGGED]->(g:Tag)
+  OPTIONAL MATCH (e)-[:TAGGED]->(g:Tag {project: e.project})
   RETURN collect(g.name) AS tag_names
 }
 RETURN key.project AS project, key.id AS id,

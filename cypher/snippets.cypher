@@ -52,7 +52,7 @@ CALL (e, s, row) {
 }
 CALL (e, s, row) {
   WITH e, s, row WHERE row.verified AND e.outcome = 'success'
-  MATCH (e)-[:IN_ENV]->(v:Environment)
+  MATCH (e)-[:IN_ENV]->(v:Environment {project: row.project})
   MERGE (s)-[:VERIFIED_IN]->(v)
 }
 
@@ -171,13 +171,13 @@ RETURN key.project AS project, key.lineage AS lineage,
 // Recall walks the bridge for all its hits in one trip; rejected snippets never come back.
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})-[r:GENERATED|USED|MODIFIED]->(s:Snippet)
-WHERE s.recallable = true
+WHERE s.project = key.project AND s.recallable = true
 RETURN key.project AS project, key.id AS episode_id, type(r) AS relation,
        s {.id, .project, .name, .language, .kind, .template, .description, .signature,
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
-       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
 ORDER BY project, episode_id, coalesce(s.success_rate, -1.0) DESC, s.recorded DESC, s.id
 
@@ -190,7 +190,7 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
-       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
 
 // name: snippet_detail
@@ -202,21 +202,21 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
           .outcome_notes} AS snippet,
-       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package)
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires,
        COLLECT { MATCH (v:Snippet {project: $project, lineage: s.lineage})
-                 OPTIONAL MATCH (v)-[o:VERSION_OF]->(p:Snippet)
+                 OPTIONAL MATCH (v)-[o:VERSION_OF]->(p:Snippet {project: $project})
                  RETURN {id: v.id, version: v.version, latest: v.latest, parent_id: p.id,
                          reason: o.reason, review_status: v.review_status}
                  ORDER BY v.version } AS versions,
-       COLLECT { MATCH (e:Episode)-[r:GENERATED|USED|MODIFIED]->(s)
+       COLLECT { MATCH (e:Episode {project: $project})-[r:GENERATED|USED|MODIFIED]->(s)
                  RETURN {id: e.id, relation: type(r), outcome: e.outcome, summary: e.summary,
                          task_id: e.task_id, created_at: e.created_at}
                  ORDER BY e.created_at DESC, e.id LIMIT 50 } AS episodes,
-       COLLECT { MATCH (s)-[:VERIFIED_IN]->(v:Environment)
+       COLLECT { MATCH (s)-[:VERIFIED_IN]->(v:Environment {project: $project})
                  RETURN {key: v.key, os: v.os, os_version: v.os_version, arch: v.arch,
                          runtime: v.runtime, runtime_version: v.runtime_version} } AS environments,
-       COLLECT { MATCH (s)-[t:TOUCHES]->(f:File)
+       COLLECT { MATCH (s)-[t:TOUCHES]->(f:File {project: $project})
                  RETURN {path: f.path, hunks: t.hunks, added: t.added, removed: t.removed,
                          symbols: t.symbols} ORDER BY f.path } AS touched
 

@@ -47,8 +47,8 @@ CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.id})-[r:HIT|USED_TOOL|IN_ENV|TAGGED|MENTIONS]->(n)
 DELETE r
-WITH DISTINCT n
-WHERE (n:Tool OR n:Tag OR n:Symbol) AND NOT EXISTS { (n)--() }
+WITH DISTINCT n, row
+WHERE (n:Tool OR n:Tag OR n:Symbol) AND n.project = row.project AND NOT EXISTS { (n)--() }
 DELETE n
 
 // name: upsert_episodes
@@ -74,7 +74,7 @@ MERGE (t)-[:HAS_EPISODE]->(e)
 // NEXT links consecutive steps of each task, in step order (then created_at, id).
 CYPHER replan=skip
 UNWIND $tasks AS key
-MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
+MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {project: key.project})
 WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
 WITH t, collect(e) AS steps
 UNWIND range(0, size(steps) - 2) AS i
@@ -160,7 +160,7 @@ MERGE (e)-[:MENTIONS]->(s)
 // Every embedded episode of the given tasks, in chain order, for the context channels.
 CYPHER replan=skip
 UNWIND $tasks AS key
-MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode)
+MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {project: key.project})
 WHERE e.embedding IS NOT NULL
 RETURN key.project AS project, key.id AS task, e.id AS id, e.summary AS summary,
        e.embedding AS embedding, e.step AS step, e.created_at AS created_at
@@ -182,7 +182,7 @@ CYPHER replan=skip
 UNWIND $tasks AS key
 MATCH (t:Task {project: key.project, id: key.id})
 WHERE t.status = 'resolved'
-MATCH (t)-[:HAS_EPISODE]->(e:Episode)
+MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: key.project})
 WITH t, e ORDER BY coalesce(e.step, -1) DESC, e.created_at DESC
 WITH t, collect(e) AS episodes
 WITH t, episodes, head([x IN episodes WHERE x.outcome = 'success'] + episodes) AS final
@@ -194,7 +194,7 @@ CALL (t, episodes, final) {
   MERGE (e)-[:RESOLVED_BY]->(final)
 }
 CALL (t, final) {
-  MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:HIT]->(r:Error)
+  MATCH (t)-[:HAS_EPISODE]->(:Episode {project: t.project})-[:HIT]->(r:Error {project: t.project})
   WITH DISTINCT r, final
   MERGE (final)-[:RESOLVED]->(r)
 }
