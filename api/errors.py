@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import traceback
 import uuid
 
 from graphql.error import GraphQLError
@@ -32,8 +33,17 @@ class MaskInternalErrors(MaskErrors):
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         reference = uuid.uuid4().hex[:12]
-        # The message and traceback only: variables may hold memory text we must not log.
-        log.error("internal error %s at %s", reference, error.path, exc_info=error.original_error)
+        # The error's type, code and frames only: its message (a Neo4j error's too) can quote
+        # the values of the request, which may hold memory text we must not log.
+        original = error.original_error
+        log.error(
+            "internal error %s at %s: %s%s\n%s",
+            reference,
+            error.path,
+            type(original).__name__,
+            f" ({code})" if (code := getattr(original, "code", None)) else "",
+            "".join(traceback.format_tb(original.__traceback__)) if original else "",
+        )
         return GraphQLError(
             message=f"Internal error (reference {reference}).",
             nodes=error.nodes,

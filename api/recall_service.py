@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.api.context import UserError
@@ -22,8 +22,9 @@ from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
 from metisgraph.ingest.keywords import without_library_frames, words
-from metisgraph.ingest.prepare import project_scope
+from metisgraph.ingest.prepare import clean_tags, project_scope
 from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.redaction import redact
 from metisgraph.ingest.snippets import verdict_for
 from metisgraph.ingest.symbols import question_symbols
 
@@ -79,6 +80,20 @@ def _check(q: Question) -> None:
     bad = set(q.outcomes or ()) - set(ALL_OUTCOMES)
     if bad:
         raise UserError(f"unknown outcome(s) {sorted(bad)}; known: {', '.join(ALL_OUTCOMES)}")
+    if q.min_confidence is not None and not 0.0 <= q.min_confidence <= 1.0:
+        raise UserError(f"filter.minConfidence must be between 0 and 1, got {q.min_confidence}")
+    unknown = set(q.review or ()) - set(RECALLABLE_REVIEW)
+    if unknown:
+        known = ", ".join(RECALLABLE_REVIEW)
+        raise UserError(
+            f"unknown or unrecallable review status(es) {sorted(unknown)}; known: {known}"
+            " (rejected memories never return)"
+        )
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """A time without a zone is UTC, as at ingest."""
+    return moment.replace(tzinfo=UTC) if moment and moment.tzinfo is None else moment
 
 
 def _filters(q: Question) -> RecallFilters:
@@ -126,9 +141,9 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         error_vector=Vector(vectors[-1].tolist()) if errors else None,
         symbols=tuple(symbols),
         symbol_weights=tuple(symbols.values()),
-        tags=q.tags,
+        tags=tuple(clean_tags(q.tags)),
         words=tuple(words(text)),
-        tools=tuple(t.lower() for t in q.tools),
+        tools=tuple(redact(t.strip().lower()).text for t in q.tools),
         environment=_environment(q.environment),
         filters=_filters(q),
         exclude=q.exclude,
@@ -139,6 +154,7 @@ async def _request(services: Services, q: Question) -> RecallRequest:
 
 async def answer(services: Services, q: Question) -> RecallAnswer:
     """Recall, then the snippets across the bridge with their verdict for the caller."""
+    q = replace(q, since=_aware(q.since), until=_aware(q.until))
     _check(q)
     request = await _request(services, q)
     outcome = await recall(services.store, request, in_index=services.vector_filters)

@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Annotated, Any
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
@@ -17,12 +18,15 @@ from strawberry.extensions import (
 )
 from strawberry.scalars import JSON
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
 
 from metisgraph.api import recall_types as rt
 from metisgraph.api.context import Info, UserError
 from metisgraph.api.errors import MaskInternalErrors
 from metisgraph.api.settings import ApiSettings
+from metisgraph.api.snippet_service import MAX_NOTE_CHARS
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
+from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.records import Outcome as OutcomeEnum
 from metisgraph.ingest.records import SnippetKind as SnippetKindEnum
@@ -199,12 +203,14 @@ class MemoryMutation:
         info.context.caller.require(project)
         if status not in REVIEW_STATUSES:
             raise UserError(f"status must be one of {', '.join(REVIEW_STATUSES)}, got {status!r}")
+        if note is not None and len(note) > MAX_NOTE_CHARS:
+            raise UserError(f"note: at most {MAX_NOTE_CHARS} characters, got {len(note)}")
         rows = await services.store.run(
             "review_memory",
             project=project,
             id=memory_id,
             status=status,
-            note=note,
+            note=sanitize(note).text if note and note.strip() else None,
             reviewer=info.context.caller.name,
         )
         if not rows:
@@ -273,6 +279,17 @@ Mutation = merge_types("Mutation", (MemoryMutation, SnippetMutation))
 _DOCUMENTS_CACHED = 256
 
 
+class _QuietSchema(strawberry.Schema):
+    """strawberry logs every GraphQL error with the document line and the error's text, which
+    can hold variable values (memory text, secrets). Errors go to the caller only; internal
+    ones are logged by ``MaskInternalErrors`` under a reference, without the request."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        return None
+
+
 def build_schema(settings: ApiSettings) -> strawberry.Schema:
     # Clients send the same few documents again and again: parsing and validating one took
     # ~9 ms of a recall. strawberry's caches are bounded LRUs shared by the extension
@@ -286,7 +303,7 @@ def build_schema(settings: ApiSettings) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
     ]
-    return strawberry.Schema(
+    return _QuietSchema(
         query=Query,
         mutation=Mutation,
         extensions=[

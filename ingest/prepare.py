@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +27,7 @@ __all__ = [
     "PIPELINE_VERSION",
     "PreparedEpisode",
     "PreparedTask",
+    "clean_tags",
     "embed_text",
     "prepare_episode",
     "prepare_task",
@@ -112,7 +114,7 @@ def prepare_task(record: TaskRecord) -> PreparedTask:
         "outcome": record.outcome.value,
         "started_at": _utc(record.started_at),
         "ended_at": _utc(record.ended_at),
-        "tags": list(record.tags),
+        "tags": clean_tags(record.tags),
         "agent": _clean(record.agent, details),
     }
     return PreparedTask(record.project, task_id, props)
@@ -180,6 +182,14 @@ def _episode_id(record: EpisodeRecord, props: dict[str, Any]) -> str:
     return "ep-" + _digest(*basis)[:20]
 
 
+def clean_tags(tags: Iterable[str]) -> list[str]:
+    """Tags once each, secrets redacted (``token:ghp_…`` -> ``token:[REDACTED:github_token]``).
+
+    Questions' tags go through the same function, so a tag still matches itself.
+    """
+    return list(dict.fromkeys(redact(tag).text for tag in tags))
+
+
 def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpisode:
     """Sanitize, extract errors / environment / tools, and compute the content hash."""
     details: dict[str, set[str]] = {}
@@ -187,11 +197,11 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     props: dict[str, Any] = {
         "task_id": record.task_id,
         "step": record.step,
-        "kind": record.kind or "episode",
+        "kind": redact(record.kind).text if record.kind else "episode",
         "title": _clean(record.title, details),
         "summary": _clean(record.summary, details),
         "reasoning": _clean(record.reasoning, details),
-        "action_type": action.type if action else None,
+        "action_type": redact(action.type).text if action else None,
         "action_command": _clean(action.command, details) if action else None,
         "action_parameters": json.dumps(sanitize_value(action.parameters, details))
         if action and action.parameters
@@ -200,7 +210,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         "error_text": _clean(record.error, details),
         "facts": json.dumps(sanitize_value(record.facts, details)) if record.facts else None,
         "outcome": record.outcome.value,
-        "tags": list(record.tags),
+        "tags": clean_tags(record.tags),
         "source": record.source.value,
         "confidence": record.confidence
         if record.confidence is not None
@@ -216,7 +226,11 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         props["action_command"],
         json.loads(props["action_parameters"]) if props["action_parameters"] else None,
     )
-    tools += [ToolUse(name=t.strip().lower(), kind="declared") for t in record.tools if t.strip()]
+    tools += [
+        ToolUse(name=redact(t.strip().lower()).text, kind="declared")
+        for t in record.tools
+        if t.strip()
+    ]
     searchable = " ".join(
         str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]
     )
@@ -255,7 +269,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         symbols=symbols,
         environment=environment,
         tools=_dedupe_tools(tools),
-        tags=list(dict.fromkeys(record.tags)),
+        tags=props["tags"],
         record=record,
     )
 

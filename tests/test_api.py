@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -202,6 +203,20 @@ async def test_the_demo_memory_answers_a_paraphrase(
     assert outcome.hits[0].episode["task_id"] == "leak-my-service"
 
 
+def test_request_values_never_reach_the_logs(
+    gql: Any, project: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    secret = "hunter2-never-logged"
+    bad_variable = gql(RECALL, {"project": project, "query": "leak", "k": f"password={secret}"})
+    assert secret in bad_variable["errors"][0]["message"]  # the caller is told what was wrong
+    user_error = gql(RECALL, {"project": project, "query": f"password {secret}", "k": 0})
+    assert "k must be between" in user_error["errors"][0]["message"]
+    gql(RECORD, {"input": {"project": project, "summary": " ", "observation": secret}})
+    assert caplog.records, "nothing was logged at all: the check below would prove nothing"
+    assert secret not in caplog.text
+
+
 DEEP = """query($project: String!) {
   recall(project: $project, query: "leak") { hits { snippets { snippet { id } } } }
 }"""
@@ -226,3 +241,47 @@ def test_limits_hold_for_documents_seen_before() -> None:
         assert "aliases" in anyio.run(errors, aliases).lower()
         assert "token" in anyio.run(errors, long).lower()
         assert anyio.run(errors, "{ __typename }") == "None"
+
+
+TAGGED_RECALL = """
+query($project: String!, $tags: [String!]) {
+  recall(project: $project, query: "deploy credentials", context: {tags: $tags}, k: 3) {
+    hits { episode { id tags } why { channels { channel score } } }
+  }
+}"""
+REVIEW = """
+mutation($project: String!, $id: String!, $note: String) {
+  reviewMemory(project: $project, memoryId: $id, status: "pending", note: $note) { status }
+}"""
+
+
+@pytest.mark.anyio
+async def test_secrets_in_tags_tools_and_review_notes_are_never_stored(
+    gql: Any, store: Any, project: str
+) -> None:
+    token = "ghp_" + "Zq8" * 12
+    password = "Tr0ub4dor-and-3"
+    body = gql(
+        RECORD,
+        {"input": {"project": project, "id": "deploy", "outcome": "success",
+                   "summary": "Rotated the deploy credentials of the release job",
+                   "tags": [f"token:{token}", "area:release"], "tools": [f"vault-{token}"]}},
+    )  # fmt: skip
+    assert body["data"]["recordEpisode"]["status"] == "written", body
+    note = f"checked with password={password}"
+    reviewed = gql(REVIEW, {"project": project, "id": "deploy", "note": note})
+    assert reviewed["data"]["reviewMemory"]["status"] == "pending", reviewed
+    rows = await store.run_text(
+        """MATCH (n) WHERE n.project = $p OPTIONAL MATCH (n)-[r]-()
+           RETURN collect(DISTINCT properties(n)) AS nodes, collect(properties(r)) AS rels""",
+        {"p": project},
+        read=True,
+    )
+    stored = str(rows)
+    assert "REDACTED" in stored and "area:release" in stored
+    assert token not in stored and password not in stored
+    # The question's tags are redacted the same way, so a tag still matches itself.
+    found = gql(TAGGED_RECALL, {"project": project, "tags": [f"token:{token}"]})
+    hit = found["data"]["recall"]["hits"][0]
+    assert hit["episode"]["id"] == "deploy"
+    assert "tags" in {c["channel"] for c in hit["why"]["channels"]}

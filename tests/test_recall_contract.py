@@ -112,8 +112,25 @@ def test_rejected_never_returns_and_pending_is_flagged(gql: Any, outcomes_projec
     assert hits["new-fix"]["flagged"] == ["pending review"]
     gql(REVIEW, {"p": p, "id": "new-fix", "s": "rejected"})
     assert "new-fix" not in _ids(_recall(gql, p, "valgrind leak parse_data"))
-    asked = _recall(gql, p, "valgrind leak parse_data", filter={"reviewStatus": ["rejected"]})
-    assert "new-fix" not in _ids(asked)  # not even when asked for
+    asked = gql(RECALL, {"project": p, "query": "valgrind leak parse_data", "k": 5,
+                         "filter": {"reviewStatus": ["rejected"]}})  # fmt: skip
+    assert asked["data"] is None  # not even when asked for: the caller is told so
+    assert "rejected memories never return" in asked["errors"][0]["message"]
+
+
+def test_filters_out_of_range_are_refused_and_times_without_a_zone_are_utc(
+    gql: Any, outcomes_project: str
+) -> None:
+    def error(**filter: Any) -> str:
+        body = gql(RECALL, {"project": outcomes_project, "query": "leak", "k": 5, "filter": filter})
+        return str(body.get("errors", [{}])[0].get("message"))
+
+    assert "minConfidence must be between 0 and 1" in error(minConfidence=5)
+    assert "unknown or unrecallable review status" in error(reviewStatus=["aproved"])
+    window = {"since": "2000-01-01T00:00:00", "until": "2999-01-01T00:00:00Z"}
+    naive = _recall(gql, outcomes_project, "memory leak", filter=window)
+    assert naive["hits"]  # compared as UTC, not an internal error and not an empty answer
+    assert "since is after" in error(since="2999-01-01T00:00:00", until="2000-01-01T00:00:00Z")
 
 
 def test_unknown_memory_cannot_be_reviewed(gql: Any, project: str) -> None:
