@@ -192,10 +192,15 @@ def ingest(
 ) -> None:
     """Ingest memory records or agent trajectories. Exit code 3 when some were refused."""
     _check_sources(path, format)
+    if dead_letter and not dead_letter.parent.is_dir():
+        err.print(f"[red]--dead-letter {dead_letter}: no folder {dead_letter.parent}")
+        raise typer.Exit(2)
     counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
     _print_counts(counts)
     if dead_letter and counts["refused"]:
         err.print(f"refused records kept in {dead_letter}")
+    elif counts["refused"]:
+        err.print("pass --dead-letter FILE to keep the refused records with their reasons")
     if counts["refused"]:
         raise typer.Exit(EXIT_REFUSED)
 
@@ -212,6 +217,10 @@ def _check_sources(path: Path, format: str | None) -> None:
     for source in sources:
         if source.format is None:
             err.print(f"skipped {source.path}: not a recognised input format", highlight=False)
+    if not any(source.format for source in sources):
+        wanted = f" in format {format}" if format else ""
+        err.print(f"[red]{path}: nothing to read{wanted}", highlight=False)
+        raise typer.Exit(2)
 
 
 async def _ingest(

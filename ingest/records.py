@@ -146,7 +146,7 @@ class EpisodeRecord(_Record):
         default=None, description="The caller's id; generated from the content when absent"
     )
     task_id: RecordId | None = None
-    step: int | None = Field(default=None, ge=0, description="Order within the task")
+    step: int | None = Field(default=None, ge=0, le=2**31 - 1, description="Order within the task")
     kind: str | None = Field(default=None, max_length=64)
     title: str | None = None
     summary: str = Field(min_length=1, description="The abstracted core content")

@@ -46,6 +46,24 @@ def test_a_broken_first_line_does_not_hide_the_format(fixtures_dir: Path, tmp_pa
     assert detect_format(path) == "corpus"
 
 
+def test_a_record_with_a_typo_at_the_top_does_not_hide_the_format(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "records.jsonl"
+    typo = '{"project": "p", "sumary": "a typo", "outcome": "success"}\n'
+    path.write_text(typo + (fixtures_dir / "records/native.jsonl").read_text())
+    assert detect_format(path) == "native"
+
+
+def test_a_cut_off_traj_is_read_and_refused_not_skipped(fixtures_dir: Path, tmp_path: Path) -> None:
+    whole = (fixtures_dir / "trajectories/swe-agent/acme__widgets-104.traj").read_text()
+    path = tmp_path / "cut.traj"
+    path.write_text(whole[: len(whole) // 2])
+    assert detect_format(path) == "swe-agent"
+    (refused,) = list(read_path(path))
+    assert isinstance(refused, Refused) and "invalid JSON" in refused.describe()
+
+
 @pytest.mark.parametrize(
     ("name", "content"),
     [

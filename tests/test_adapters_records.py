@@ -163,3 +163,13 @@ def test_corpus_project_argument_is_a_default() -> None:
     assert result.record.project == "given" and result.record.id == "5"
     bad_code = corpus_episode({**item, "code": 7}, ref, project="given")
     assert isinstance(bad_code, Refused) and bad_code.errors[0].field == "code"
+
+
+def test_a_plain_tag_and_an_oversized_step_are_explained(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    record = {"project": "p", "summary": "x", "tags": ["python", "lang:go"], "step": 10**12}
+    path.write_text(json.dumps(record) + "\n")
+    (refused,) = _split(list(read_path(path)))[1]
+    messages = {e.field: e.message for e in refused.errors}
+    assert messages["tags[0]"] == "expected key:value (e.g. lang:python), got 'python'"
+    assert "less than or equal to 2147483647" in messages["step"]

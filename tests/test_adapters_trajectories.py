@@ -260,6 +260,29 @@ def test_a_broken_openhands_line_is_refused_and_the_rest_go_on(
     assert len(tasks) == 2
 
 
+def test_input_a_reader_does_not_expect_is_refused_and_the_rest_go_on(
+    trajectories: Path, tmp_path: Path
+) -> None:
+    # A list where an event's action belongs, a line nested too deeply for the JSON parser:
+    # each is one refusal naming its line; the lines around it still ingest.
+    lines = (trajectories / "openhands/output.jsonl").read_text().splitlines()
+    odd = json.loads(lines[1])
+    for event in odd["history"]:
+        if "action" in event:
+            event["action"] = ["run"]
+            break
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "output.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(odd), deep, lines[2]]) + "\n")
+    items = list(read_path(path, format="openhands"))
+    refused = [i for i in items if isinstance(i, Refused)]
+    assert [r.ref.line for r in refused] == [2, 3]
+    assert "malformed input (TypeError" in refused[0].describe()
+    assert "nested too deeply" in refused[1].describe()
+    tasks = [i.record for i in items if isinstance(i, Parsed) and isinstance(i.record, TaskRecord)]
+    assert len(tasks) == 2
+
+
 def test_a_malformed_step_is_refused_with_its_place(trajectories: Path, tmp_path: Path) -> None:
     doc = json.loads((trajectories / "swe-agent/acme__widgets-104.traj").read_text())
     doc["trajectory"][2]["action"] = ["not", "text"]

@@ -111,3 +111,19 @@ def test_eval_signatures_refuses_an_unknown_method(
     result = runner.invoke(cli, ["eval", "signatures", str(folder), "--method", "magic"])
     assert result.exit_code == 2
     assert "choose from rules, drain3" in result.output
+
+
+def test_ingest_with_nothing_to_read_exits_2_before_opening_anything(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    from metisgraph.api.cli import app
+
+    (tmp_path / "notes.txt").write_text("hello")
+    result = runner.invoke(app, ["ingest", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "skipped" in result.stderr and "nothing to read" in result.stderr
+    good = tmp_path / "records.jsonl"
+    good.write_text(json.dumps({"project": "p", "summary": "x"}) + "\n")
+    missing = tmp_path / "no-such-folder" / "letters.jsonl"
+    result = runner.invoke(app, ["ingest", str(good), "--dead-letter", str(missing)])
+    assert result.exit_code == 2 and "no folder" in result.stderr

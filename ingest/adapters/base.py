@@ -95,6 +95,16 @@ class Refused:
         }
 
 
+# What a reader may raise on input it does not expect (a list where an id belongs, a number
+# out of range, nesting too deep): a refusal of that item, never the end of the run.
+MALFORMED = (ValueError, TypeError, OverflowError, RecursionError, KeyError, IndexError)
+
+
+def malformed(exc: BaseException) -> str:
+    """The reason a refusal gives for an unexpected error while reading an item."""
+    return f"malformed input ({type(exc).__name__}: {str(exc)[:200]})"
+
+
 class ShapeError(ValueError):
     """An input item does not have the shape its format promises."""
 
@@ -136,9 +146,19 @@ def validate_record(
 
 def _field_errors(exc: ValidationError) -> list[FieldError]:
     return [
-        FieldError(field_path(error["loc"]), _plain_message(error["msg"]))
+        FieldError(field_path(error["loc"]), _message(error))
         for error in exc.errors(include_url=False)
     ]
+
+
+def _message(error: Any) -> str:
+    """pydantic's message, except where it would only quote a regular expression."""
+    loc = error["loc"]
+    if error["type"] == "string_pattern_mismatch" and loc and "tags" in loc:
+        value = str(error.get("input", ""))
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return f"expected key:value (e.g. lang:python), got {shown!r}"
+    return _plain_message(error["msg"])
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:

@@ -34,7 +34,10 @@ def guess_format(path: Path) -> str | None:
     if suffix in LINE_SUFFIXES:
         return _line_format(path)
     if suffix in DOCUMENT_SUFFIXES:
-        return _document_format(path)
+        found = _document_format(path)
+        # Only SWE-agent writes .traj: a cut-off or garbled one is its reader's to refuse,
+        # with the JSON error, rather than a file skipped in silence.
+        return "swe-agent" if found is None and suffix == ".traj" else found
     return None
 
 
@@ -45,16 +48,18 @@ def _line_format(path: Path) -> str | None:
                 break
             try:
                 value = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 continue
-            return item_format(value)
+            found = item_format(value)
+            if found is not None:  # a record with a typo at the top must not hide the rest
+                return found
     return None
 
 
 def _document_format(path: Path) -> str | None:
     try:
         value = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None
     if isinstance(value, list):
         first = next((v for v in value if isinstance(v, Mapping)), None)

@@ -34,9 +34,14 @@ def read_lines(path: Path) -> Iterator[JsonLine | Refused]:
             if not text:
                 continue
             try:
-                yield JsonLine(json.loads(text), ref, text)
+                value = json.loads(text)
             except json.JSONDecodeError as exc:
                 yield refuse(ref, text, "", f"invalid JSON: {exc}")
+                continue
+            except RecursionError:
+                yield refuse(ref, text[:10_000], "", "invalid JSON: nested too deeply")
+                continue
+            yield JsonLine(value, ref, text)
 
 
 def load_json(path: Path) -> JsonLine | Refused:
@@ -48,6 +53,8 @@ def load_json(path: Path) -> JsonLine | Refused:
         return refuse(ref, None, "", f"not UTF-8: {exc}")
     try:
         return JsonLine(json.loads(text), ref, text)
+    except RecursionError:
+        return refuse(ref, text[:10_000], "", "invalid JSON: nested too deeply")
     except json.JSONDecodeError as exc:
         # Keep the text for the dead-letter file, but not megabytes of it.
         return refuse(ref, text[:10_000], "", f"invalid JSON: {exc}")

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from metisgraph.ingest.adapters.base import (
+    MALFORMED,
     Parsed,
     Refused,
     ShapeError,
     SourceRef,
+    malformed,
     refuse,
 )
 from metisgraph.ingest.adapters.jsonfile import JsonLine, load_json
@@ -60,6 +62,9 @@ def read_mini_swe_agent(path: Path, project: str | None = None) -> Iterator[Pars
         run = parse_mini_swe_agent(loaded, path)
     except ShapeError as exc:
         yield refuse(loaded.ref, loaded.value, exc.field, exc.message)
+        return
+    except MALFORMED as exc:
+        yield refuse(loaded.ref, loaded.value, "", malformed(exc))
         return
     yield from run_records(run, project)
 

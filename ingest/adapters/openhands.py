@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from metisgraph.ingest.adapters.base import Parsed, Refused, ShapeError, SourceRef, refuse
+from metisgraph.ingest.adapters.base import (
+    MALFORMED,
+    Parsed,
+    Refused,
+    ShapeError,
+    SourceRef,
+    malformed,
+    refuse,
+)
 from metisgraph.ingest.adapters.jsonfile import JsonLine, read_lines
 from metisgraph.ingest.adapters.labels import find_resolved
 from metisgraph.ingest.adapters.run import Run, Step, run_records
@@ -58,6 +66,9 @@ def read_openhands(path: Path, project: str | None = None) -> Iterator[Parsed | 
             run = parse_openhands(line, path)
         except ShapeError as exc:
             yield refuse(line.ref, line.value, exc.field, exc.message)
+            continue
+        except MALFORMED as exc:
+            yield refuse(line.ref, line.value, "", malformed(exc))
             continue
         yield from run_records(run, project)
 

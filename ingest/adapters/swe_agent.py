@@ -14,7 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from metisgraph.ingest.adapters.base import Parsed, Refused, ShapeError, SourceRef, refuse
+from metisgraph.ingest.adapters.base import (
+    MALFORMED,
+    Parsed,
+    Refused,
+    ShapeError,
+    SourceRef,
+    malformed,
+    refuse,
+)
 from metisgraph.ingest.adapters.jsonfile import JsonLine, load_json
 from metisgraph.ingest.adapters.labels import find_resolved
 from metisgraph.ingest.adapters.run import Run, Step, run_records
@@ -46,6 +54,9 @@ def read_swe_agent(path: Path, project: str | None = None) -> Iterator[Parsed | 
         run = parse_swe_agent(loaded, path)
     except ShapeError as exc:
         yield refuse(loaded.ref, loaded.value, exc.field, exc.message)
+        return
+    except MALFORMED as exc:
+        yield refuse(loaded.ref, loaded.value, "", malformed(exc))
         return
     yield from run_records(run, project)
 
