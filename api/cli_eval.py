@@ -79,7 +79,13 @@ def retrieval(
     import asyncio
 
     from metisgraph.api.cli import open_services
-    from metisgraph.api.retrieval_eval import RetrievalSetError, evaluate_retrieval
+    from metisgraph.api.retrieval_eval import RetrievalSetError, check_set, evaluate_retrieval
+
+    try:  # a bad query file is reported before anything is started or ingested
+        check_set(directory)
+    except (RetrievalSetError, OSError) as error:
+        err.print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
 
     async def run() -> dict[str, object]:
         async with open_services() as services:
@@ -93,6 +99,13 @@ def retrieval(
     except RetrievalSetError as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
+    ingest = result.get("ingest")
+    if isinstance(ingest, dict) and ingest.get("refused"):
+        err.print(
+            f"[yellow]{ingest['refused']} corpus record(s) refused at ingest; "
+            "the figures cover the rest (metisgraph ingest --dead-letter shows why)",
+            highlight=False,
+        )
     if as_json:
         sys.stdout.write(json.dumps({k: v for k, v in result.items() if k != "ingest"}) + "\n")
         return

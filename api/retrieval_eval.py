@@ -64,25 +64,72 @@ class RetrievalReport:
 
 
 def load_queries(path: Path) -> list[EvalQuery]:
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    """The queries of a set; every bad line is named (line and field) before any is asked."""
+    out: list[EvalQuery] = []
+    problems: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise RetrievalSetError(f"{path}: not UTF-8: {exc}") from None
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-            out.append(
-                EvalQuery(
-                    id=str(item["id"]),
-                    project=str(item["project"]),
-                    text=str(item["text"] or ""),
-                    error=item.get("error"),
-                    relevant=frozenset(map(str, item["relevant"])),
-                    exclude=frozenset(map(str, item.get("exclude") or ())),
-                )
-            )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise RetrievalSetError(f"{path}:{number}: {type(exc).__name__}: {exc}") from None
+            out.append(_query(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{number}: invalid JSON: {exc}")
+        except _BadField as exc:
+            problems.append(f"{path}:{number}: field {exc.field!r}: {exc.message}")
+    if problems:
+        shown = problems[:20] + (
+            [f"... and {len(problems) - 20} more"] if len(problems) > 20 else []
+        )
+        raise RetrievalSetError("\n".join(shown))
     return out
+
+
+class _BadField(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+def _query(item: object) -> EvalQuery:
+    if not isinstance(item, dict):
+        raise _BadField("", "expected an object")
+
+    def text(name: str, *, required: bool) -> str | None:
+        value = item.get(name)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or (required and not value.strip()):
+            raise _BadField(name, f"expected a non-empty string, got {value!r}"[:120])
+        return value
+
+    def ids(name: str, *, required: bool) -> frozenset[str]:
+        value = item.get(name)
+        if value is None and not required:
+            return frozenset()
+        if not isinstance(value, list) or not all(isinstance(v, str | int) for v in value):
+            raise _BadField(name, f"expected a list of ids, got {value!r}"[:120])
+        if required and not value:
+            raise _BadField(name, "expected at least one id")
+        return frozenset(map(str, value))
+
+    identifier = item.get("id")
+    if not isinstance(identifier, str | int):
+        raise _BadField("id", f"expected a string, got {identifier!r}"[:120])
+    question, error = text("text", required=False), text("error", required=False)
+    if not (question or "").strip() and not (error or "").strip():
+        raise _BadField("text", "a query needs a text or an error")
+    return EvalQuery(
+        id=str(identifier),
+        project=text("project", required=True) or "",
+        text=question or "",
+        error=error,
+        relevant=ids("relevant", required=True),
+        exclude=ids("exclude", required=False),
+    )
 
 
 def metrics(ranked: list[str], relevant: frozenset[str]) -> dict[str, float]:
@@ -127,6 +174,12 @@ class _Tally:
         self.abstained += abstained
 
 
+def check_set(directory: Path) -> list[EvalQuery]:
+    """The set's files are there and its queries are well formed (nothing started yet)."""
+    _, queries = _set_files(directory)
+    return load_queries(queries)
+
+
 def _set_files(directory: Path) -> tuple[Path, Path]:
     corpus, queries = directory / "corpus.jsonl", directory / "queries.jsonl"
     for path in (corpus, queries):
@@ -144,7 +197,7 @@ async def _ask_all(
     for q in queries:
         question = Question(
             project=namespace + q.project,
-            query=q.text or "?",
+            query=q.text or (q.error or "").strip().splitlines()[0],
             error=q.error,
             k=k,
             exclude=q.exclude,

@@ -97,7 +97,30 @@ def test_eval_retrieval_names_the_bad_line(
 ) -> None:
     result = runner.invoke(cli, ["eval", "retrieval", _set(fixtures_dir, "bad")])
     assert result.exit_code == 1
-    assert "queries.jsonl:2: KeyError" in result.stderr and "relevant" in result.stderr
+    assert "queries.jsonl:2: field 'relevant': expected a list of ids" in result.stderr
+
+
+def test_every_bad_query_line_is_named_with_its_field(tmp_path: Path) -> None:
+    from metisgraph.api.retrieval_eval import RetrievalSetError, load_queries
+
+    lines = [
+        {"id": "q1", "project": "p", "text": "fine", "relevant": ["a"]},
+        {"id": "q2", "project": "p", "text": "one id as a string", "relevant": "ep-1"},
+        {"id": "q3", "project": "p", "text": None, "error": None, "relevant": ["a"]},
+        {"id": "q4", "project": "p", "text": "x", "error": 5, "relevant": ["a"]},
+        {"id": "q5", "project": "p", "text": "x", "relevant": []},
+    ]
+    path = tmp_path / "queries.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines) + "{cut\n")
+    with pytest.raises(RetrievalSetError) as raised:
+        load_queries(path)
+    message = str(raised.value)
+    assert f"{path}:2: field 'relevant': expected a list of ids, got 'ep-1'" in message
+    assert f"{path}:3: field 'text': a query needs a text or an error" in message
+    assert f"{path}:4: field 'error': expected a non-empty string" in message
+    assert f"{path}:5: field 'relevant': expected at least one id" in message
+    assert f"{path}:6: invalid JSON" in message
+    assert ":1:" not in message
 
 
 def test_eval_retrieval_refuses_a_folder_without_the_set(
