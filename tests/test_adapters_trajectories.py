@@ -283,6 +283,24 @@ def test_input_a_reader_does_not_expect_is_refused_and_the_rest_go_on(
     assert len(tasks) == 2
 
 
+def test_a_non_object_openhands_event_is_refused_alone(trajectories: Path, tmp_path: Path) -> None:
+    lines = (trajectories / "openhands/output.jsonl").read_text().splitlines()
+    run = json.loads(lines[0])
+    whole = [i for i in read_path_of(tmp_path, lines[0]) if isinstance(i, Parsed)]
+    run["history"][3:3] = [None, "oops"]
+    items = read_path_of(tmp_path, json.dumps(run))
+    refused = [i for i in items if isinstance(i, Refused)]
+    assert [r.errors[0].field for r in refused] == ["history[3]", "history[4]"]
+    assert "expected an object, got null" in refused[0].describe()
+    assert len([i for i in items if isinstance(i, Parsed)]) == len(whole)  # the rest of the run
+
+
+def read_path_of(folder: Path, line: str) -> list[Parsed | Refused]:
+    path = folder / "output.jsonl"
+    path.write_text(line + "\n")
+    return list(read_path(path, format="openhands"))
+
+
 def test_a_malformed_step_is_refused_with_its_place(trajectories: Path, tmp_path: Path) -> None:
     doc = json.loads((trajectories / "swe-agent/acme__widgets-104.traj").read_text())
     doc["trajectory"][2]["action"] = ["not", "text"]

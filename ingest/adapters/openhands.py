@@ -54,6 +54,8 @@ class _Pair:
     index: int  # position in history of the action (or of an orphan observation)
     action: dict[str, Any] | None
     observation: dict[str, Any] | None
+    malformed: bool = False  # an event that is not an object: refused alone, the run goes on
+    raw: Any = None
 
 
 def read_openhands(path: Path, project: str | None = None) -> Iterator[Parsed | Refused]:
@@ -157,18 +159,27 @@ def _resolved(
 
 
 def _pairs(history: list[Any]) -> list[_Pair]:
-    """Actions with their observations, in order; agent errors that answer nothing stand alone."""
-    events = [_flatten_pair(item, i) for i, item in enumerate(history)]
+    """Actions with their observations, in order; agent errors that answer nothing stand alone.
+
+    An event that is not an object becomes a refusal of its own, in its place.
+    """
+    events = [_flatten_pair(item) for item in history]
     flat = [(i, e) for i, group in enumerate(events) for e in group]
-    if any("id" in e for _, e in flat):
-        return _pairs_by_cause(flat)
-    return _pairs_in_sequence(flat)
+    pairs = _pairs_by_cause(flat) if any("id" in e for _, e in flat) else _pairs_in_sequence(flat)
+    bad = [_Pair(i, None, None, True, item) for i, item in enumerate(history) if not _usable(item)]
+    return sorted(pairs + bad, key=lambda pair: pair.index) if bad else pairs
 
 
-def _flatten_pair(item: Any, index: int) -> list[dict[str, Any]]:
+def _usable(item: Any) -> bool:
+    return isinstance(item, dict) or (
+        isinstance(item, list) and any(isinstance(e, dict) for e in item)
+    )
+
+
+def _flatten_pair(item: Any) -> list[dict[str, Any]]:
     if isinstance(item, list):  # oldest histories: [action, observation]
         return [e for e in item if isinstance(e, dict)]
-    return [as_object(item, f"history[{index}]")]
+    return [item] if isinstance(item, dict) else []
 
 
 def _pairs_by_cause(flat: list[tuple[int, dict[str, Any]]]) -> list[_Pair]:
@@ -204,6 +215,9 @@ def _orphan_error(event: dict[str, Any]) -> bool:
 
 def _step(pair: _Pair, ref: SourceRef) -> Step | Refused:
     pointer = f"history[{pair.index}]"
+    if pair.malformed:
+        kind = "null" if pair.raw is None else type(pair.raw).__name__
+        return refuse(ref.at(pointer), pair.raw, pointer, f"expected an object, got {kind}")
     try:
         if pair.action is None:
             return _error_step(pair.observation or {}, pointer)
