@@ -163,9 +163,10 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
             done = next(stored)
             results.append(RecordResult(id=done.id, status=done.status, errors=[]))
         else:
+            given = item.raw.get("id") if isinstance(item.raw, dict) else None
             results.append(
                 RecordResult(
-                    id=None,
+                    id=given if isinstance(given, str) else None,  # the caller's, if any
                     status="refused",
                     errors=[FieldError(field=e.field, message=e.message) for e in item.errors],
                 )

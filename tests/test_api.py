@@ -285,3 +285,23 @@ async def test_secrets_in_tags_tools_and_review_notes_are_never_stored(
     hit = found["data"]["recall"]["hits"][0]
     assert hit["episode"]["id"] == "deploy"
     assert "tags" in {c["channel"] for c in hit["why"]["channels"]}
+
+
+RECORD_MANY = """
+mutation($inputs: [EpisodeInput!]!) {
+  recordEpisodes(inputs: $inputs) { written refused results { id status errors { field } } }
+}"""
+
+
+def test_a_batch_goes_on_past_a_bad_record_and_names_it(gql: Any, project: str) -> None:
+    inputs = [
+        {"project": project, "id": "a", "summary": "Restarted the cache after the deploy"},
+        {"project": project, "id": "b", "summary": "  "},
+        {"project": project, "id": "c", "summary": "Pinned the client library to 2.1"},
+    ]
+    result = gql(RECORD_MANY, {"inputs": inputs})["data"]["recordEpisodes"]
+    assert (result["written"], result["refused"]) == (2, 1)
+    assert [(r["id"], r["status"]) for r in result["results"]] == [
+        ("a", "written"), ("b", "refused"), ("c", "written")
+    ]  # fmt: skip
+    assert result["results"][1]["errors"] == [{"field": "summary"}]
