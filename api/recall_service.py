@@ -32,6 +32,9 @@ __all__ = ["MAX_K", "Question", "RecallAnswer", "answer", "recall_for"]
 
 MAX_K = 100
 MAX_PROJECTS = 20
+# A question with a pasted trace or log is long; megabytes are a mistake (or an attack):
+# sanitizing them alone would hold the server for seconds.
+MAX_QUESTION_CHARS = 200_000
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ def _check(q: Question) -> None:
         raise UserError(f"k must be between 1 and {MAX_K}, got {q.k}")
     if not q.query.strip():
         raise UserError("query must not be blank")
+    for name, text in (("query", q.query), ("context.error", q.error or "")):
+        if len(text) > MAX_QUESTION_CHARS:
+            raise UserError(f"{name}: at most {MAX_QUESTION_CHARS} characters, got {len(text)}")
     if len(q.all_projects) > MAX_PROJECTS:
         raise UserError(f"at most {MAX_PROJECTS} projects per recall")
     if q.preset not in PRESETS:

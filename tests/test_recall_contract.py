@@ -126,6 +126,8 @@ def test_filters_out_of_range_are_refused_and_times_without_a_zone_are_utc(
         return str(body.get("errors", [{}])[0].get("message"))
 
     assert "minConfidence must be between 0 and 1" in error(minConfidence=5)
+    huge = gql(RECALL, {"project": outcomes_project, "query": "leak " * 50_000, "k": 5})
+    assert "query: at most 200000 characters" in huge["errors"][0]["message"]
     assert "unknown or unrecallable review status" in error(reviewStatus=["aproved"])
     window = {"since": "2000-01-01T00:00:00", "until": "2999-01-01T00:00:00Z"}
     naive = _recall(gql, outcomes_project, "memory leak", filter=window)
