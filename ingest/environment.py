@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.redaction import redact
 
 __all__ = ["EnvironmentFingerprint", "extract_environment", "fingerprint", "normalize_package"]
 
@@ -561,6 +562,11 @@ def _from_evidence(found: _Evidence) -> _Known:
     return known
 
 
+def _stated(value: str) -> str:
+    """A stated field as stored: stripped, secrets redacted (a caller's text, like any other)."""
+    return redact(value.strip()).text
+
+
 def _apply_stated(explicit: EnvironmentInput, known: _Known) -> None:
     """Explicit fields over extracted ones; another stated runtime drops the extracted version."""
     if explicit.runtime:
@@ -575,11 +581,11 @@ def _apply_stated(explicit: EnvironmentInput, known: _Known) -> None:
     if explicit.arch:
         known.arch = _arch(explicit.arch.strip())
     if explicit.os_version:
-        known.os_version = explicit.os_version.strip()
+        known.os_version = _stated(explicit.os_version)
     if explicit.runtime_version:
-        known.runtime_version = explicit.runtime_version.strip()
+        known.runtime_version = _stated(explicit.runtime_version)
     for name, version in explicit.packages.items():
-        known.packages[_normalize_stated(name)] = version.strip()
+        known.packages[_normalize_stated(_stated(name))] = _stated(version)
 
 
 def extract_environment(

@@ -104,6 +104,20 @@ def test_explicit_fields_win_and_carry_their_own_consequences() -> None:
     }
 
 
+def test_secrets_in_stated_fields_are_redacted() -> None:
+    token = "ghp_" + "Q7x" * 12
+    stated = EnvironmentInput(
+        runtime="python",
+        runtime_version=f"3.11 password={token}",
+        packages={"internal-sdk": f"git+https://ci:{token}@git.example.com/sdk.git"},
+    )
+    fingerprint = extract_environment([], stated)
+    assert fingerprint is not None
+    stored = str(_fields(fingerprint))
+    assert token not in stored and "REDACTED" in stored
+    assert _fields(fingerprint)["runtime"] == "python"
+
+
 def test_an_explicit_other_runtime_drops_the_extracted_version() -> None:
     env = extract_environment(["Python 3.9.1"], EnvironmentInput(runtime="java"))
     assert env is not None and (env.runtime, env.runtime_version) == ("java", None)
