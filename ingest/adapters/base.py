@@ -95,16 +95,6 @@ class Refused:
         }
 
 
-# What a reader may raise on input it does not expect (a list where an id belongs, a number
-# out of range, nesting too deep): a refusal of that item, never the end of the run.
-MALFORMED = (ValueError, TypeError, OverflowError, RecursionError, KeyError, IndexError)
-
-
-def malformed(exc: BaseException) -> str:
-    """The reason a refusal gives for an unexpected error while reading an item."""
-    return f"malformed input ({type(exc).__name__}: {str(exc)[:200]})"
-
-
 class ShapeError(ValueError):
     """An input item does not have the shape its format promises."""
 

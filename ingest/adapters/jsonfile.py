@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
-from metisgraph.ingest.adapters.base import Refused, SourceRef, refuse
+from metisgraph.ingest.adapters.base import Refused, ShapeError, SourceRef, refuse
 
-__all__ = ["JsonLine", "load_json", "read_lines"]
+__all__ = ["JsonLine", "load_json", "parse_or_refuse", "read_lines"]
+
+T = TypeVar("T")
+# What a parser may raise on input it does not expect (a list where an id belongs, a number
+# out of range, nesting too deep): a refusal of that item, never the end of the run.
+_MALFORMED = (ValueError, TypeError, OverflowError, RecursionError, KeyError, IndexError)
 
 
 @dataclass(frozen=True)
@@ -19,6 +25,19 @@ class JsonLine:
     value: object
     ref: SourceRef
     text: str
+
+
+def parse_or_refuse(
+    parse: Callable[[JsonLine, Path], T], line: JsonLine, path: Path
+) -> T | Refused:
+    """``parse(line, path)``, or the refusal of the line: its ShapeError's field, or the error."""
+    try:
+        return parse(line, path)
+    except ShapeError as exc:
+        return refuse(line.ref, line.value, exc.field, exc.message)
+    except _MALFORMED as exc:
+        reason = f"malformed input ({type(exc).__name__}: {str(exc)[:200]})"
+        return refuse(line.ref, line.value, "", reason)
 
 
 def read_lines(path: Path) -> Iterator[JsonLine | Refused]:

@@ -16,15 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from metisgraph.ingest.adapters.base import (
-    MALFORMED,
     Parsed,
     Refused,
     ShapeError,
     SourceRef,
-    malformed,
     refuse,
 )
-from metisgraph.ingest.adapters.jsonfile import JsonLine, read_lines
+from metisgraph.ingest.adapters.jsonfile import JsonLine, parse_or_refuse, read_lines
 from metisgraph.ingest.adapters.labels import find_resolved
 from metisgraph.ingest.adapters.run import Run, Step, run_records
 from metisgraph.ingest.adapters.shape import as_int, as_object, object_at, text_at
@@ -64,13 +62,9 @@ def read_openhands(path: Path, project: str | None = None) -> Iterator[Parsed | 
         if isinstance(line, Refused):
             yield line
             continue
-        try:
-            run = parse_openhands(line, path)
-        except ShapeError as exc:
-            yield refuse(line.ref, line.value, exc.field, exc.message)
-            continue
-        except MALFORMED as exc:
-            yield refuse(line.ref, line.value, "", malformed(exc))
+        run = parse_or_refuse(parse_openhands, line, path)
+        if isinstance(run, Refused):
+            yield run
             continue
         yield from run_records(run, project)
 
@@ -166,14 +160,8 @@ def _pairs(history: list[Any]) -> list[_Pair]:
     events = [_flatten_pair(item) for item in history]
     flat = [(i, e) for i, group in enumerate(events) for e in group]
     pairs = _pairs_by_cause(flat) if any("id" in e for _, e in flat) else _pairs_in_sequence(flat)
-    bad = [_Pair(i, None, None, True, item) for i, item in enumerate(history) if not _usable(item)]
+    bad = [_Pair(i, None, None, True, history[i]) for i, group in enumerate(events) if not group]
     return sorted(pairs + bad, key=lambda pair: pair.index) if bad else pairs
-
-
-def _usable(item: Any) -> bool:
-    return isinstance(item, dict) or (
-        isinstance(item, list) and any(isinstance(e, dict) for e in item)
-    )
 
 
 def _flatten_pair(item: Any) -> list[dict[str, Any]]:

@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from metisgraph.ingest.adapters.base import (
-    MALFORMED,
     Parsed,
     Refused,
     ShapeError,
     SourceRef,
-    malformed,
     refuse,
 )
-from metisgraph.ingest.adapters.jsonfile import JsonLine, load_json
+from metisgraph.ingest.adapters.jsonfile import JsonLine, load_json, parse_or_refuse
 from metisgraph.ingest.adapters.labels import find_resolved
 from metisgraph.ingest.adapters.run import Run, Step, run_records
 from metisgraph.ingest.adapters.shape import as_object, list_at, object_at, text_at, text_of
@@ -50,13 +48,9 @@ def read_swe_agent(path: Path, project: str | None = None) -> Iterator[Parsed | 
     if isinstance(loaded, Refused):
         yield loaded
         return
-    try:
-        run = parse_swe_agent(loaded, path)
-    except ShapeError as exc:
-        yield refuse(loaded.ref, loaded.value, exc.field, exc.message)
-        return
-    except MALFORMED as exc:
-        yield refuse(loaded.ref, loaded.value, "", malformed(exc))
+    run = parse_or_refuse(parse_swe_agent, loaded, path)
+    if isinstance(run, Refused):
+        yield run
         return
     yield from run_records(run, project)
 

@@ -98,7 +98,7 @@ def _reads_as_commands(body: str) -> bool:
         first = next(iter(words(segment)), None)
         if first is None or first.startswith("#") or first in _SHELL_SYNTAX:
             continue
-        if not _COMMAND_WORD.match(first) or re.fullmatch(r"[\d.]+", first):
+        if not _COMMAND_WORD.match(first):
             return False
         found = True
     return found
