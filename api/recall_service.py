@@ -22,9 +22,8 @@ from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
 from metisgraph.ingest.keywords import without_library_frames, words
-from metisgraph.ingest.prepare import clean_tags, project_scope
+from metisgraph.ingest.prepare import clean_tags, clean_tool, project_scope
 from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.redaction import redact
 from metisgraph.ingest.snippets import verdict_for
 from metisgraph.ingest.symbols import question_symbols
 
@@ -149,7 +148,7 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         symbol_weights=tuple(symbols.values()),
         tags=tuple(clean_tags(q.tags)),
         words=tuple(words(text)),
-        tools=tuple(redact(t.strip().lower()).text for t in q.tools),
+        tools=tuple(clean_tool(t) for t in q.tools),
         environment=_environment(q.environment),
         filters=_filters(q),
         exclude=q.exclude,

@@ -28,6 +28,7 @@ __all__ = [
     "PreparedEpisode",
     "PreparedTask",
     "clean_tags",
+    "clean_tool",
     "embed_text",
     "prepare_episode",
     "prepare_task",
@@ -190,6 +191,11 @@ def clean_tags(tags: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(redact(tag).text for tag in tags))
 
 
+def clean_tool(name: str) -> str:
+    """A declared tool's name as stored (and as a question's tool is matched against it)."""
+    return redact(name.strip().lower()).text
+
+
 def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpisode:
     """Sanitize, extract errors / environment / tools, and compute the content hash."""
     details: dict[str, set[str]] = {}
@@ -226,11 +232,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         props["action_command"],
         json.loads(props["action_parameters"]) if props["action_parameters"] else None,
     )
-    tools += [
-        ToolUse(name=redact(t.strip().lower()).text, kind="declared")
-        for t in record.tools
-        if t.strip()
-    ]
+    tools += [ToolUse(name=clean_tool(t), kind="declared") for t in record.tools if t.strip()]
     searchable = " ".join(
         str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]
     )
