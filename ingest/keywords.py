@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from metisgraph.ingest.frames import jvm_library, python_frame
+from metisgraph.ingest.tracebacks import JVM_FRAME, PYTHON_FRAME
 
 __all__ = ["identifier_keywords", "tag_value", "without_library_frames", "words"]
 
@@ -69,10 +70,6 @@ def words(text: str, limit: int = 200) -> list[str]:
     return list(out)
 
 
-_JVM_FRAME = re.compile(r"^\s*at (?P<method>[\w$./<>-]+)\(")
-_PY_FRAME = re.compile(r'^(?P<indent>\s+)File "(?P<path>[^"]+)", line \d+(?:, in (?P<func>.*))?$')
-
-
 def without_library_frames(text: str) -> str:
     """The text without the stack frames of runtime and library code.
 
@@ -90,12 +87,12 @@ def without_library_frames(text: str) -> str:
             skip_below = None
             if source:
                 continue
-        jvm = _JVM_FRAME.match(line)
+        jvm = JVM_FRAME.match(line)
         if jvm and jvm_library(jvm["method"]):
             continue
-        python = _PY_FRAME.match(line)
+        python = PYTHON_FRAME.match(line)
         if python and not python_frame(python["path"], python["func"] or "").own:
-            skip_below = len(python["indent"])
+            skip_below = indent
             continue
         out.append(line)
     return "\n".join(out)

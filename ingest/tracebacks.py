@@ -20,7 +20,7 @@ from metisgraph.ingest.frames import (
 )
 from metisgraph.ingest.sightings import Frame, Sighting, scan
 
-__all__ = ["find_exception_traces", "find_python_tracebacks"]
+__all__ = ["JVM_FRAME", "PYTHON_FRAME", "find_exception_traces", "find_python_tracebacks"]
 
 # --- Python -----------------------------------------------------------------
 
@@ -151,6 +151,8 @@ _JVM_AT = re.compile(
     r"^\s*at (?P<method>[\w$./<>-]+)\((?P<src>(?:[\w$-]+\.(?:java|kt|kts|scala|groovy|clj|cljc)"
     r"|Native Method|Unknown Source|SourceFile|[\w$-]+)(?::\d+)?)\)"
 )
+# The frame lines as the trace parsers read them, for whoever else needs to spot one.
+JVM_FRAME, PYTHON_FRAME = _JVM_AT, _PY_FILE
 _JVM_ELIDED = re.compile(r"^\s*\.\.\. \d+ (?:more|common frames omitted)")
 _DOTNET_AT = re.compile(
     r"^\s*at (?P<method>[\w.`<>\[\],|+]+)\((?P<args>[^)]*)\)(?: in (?P<file>.+):line \d+)?\s*$"
