@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
@@ -69,6 +69,60 @@ class Authenticated:
                 return
             scope.setdefault("state", {})["caller"] = caller
         await self.app(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse request bodies over a size (413) before they are read into memory whole.
+
+    A declared Content-Length over the limit is refused at once; a streamed body is
+    counted as it arrives and refused when it passes the limit.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"").decode("latin-1")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if started:
+                raise
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = f"request body over {self.max_bytes:,} bytes (METISGRAPH_MAX_BODY_BYTES)"
+        response = JSONResponse({"errors": [{"message": message}]}, status_code=413)
+        await response(scope, receive, send)
 
 
 async def healthz(request: Request) -> Response:
@@ -129,8 +183,11 @@ def create_app(
         finally:
             await services.close()
 
-    graphql = Authenticated(
-        MemoryGraphQL(settings, graphql_ide="graphiql" if settings.api.dev else None), tokens
+    graphql = BodyLimit(
+        Authenticated(
+            MemoryGraphQL(settings, graphql_ide="graphiql" if settings.api.dev else None), tokens
+        ),
+        settings.api.max_body_bytes,
     )
     routes = [
         Route("/healthz", healthz),

@@ -31,6 +31,11 @@ class ApiSettings(BaseSettings):
     max_query_depth: int = 12
     max_query_tokens: int = 4000
     max_aliases: int = 20
+    max_body_bytes: int = Field(
+        default=32 * 1024 * 1024,
+        ge=1024,
+        description="Largest request body accepted; a larger one is answered 413",
+    )
     ingest_batch_size: int = Field(default=256, ge=1, le=10000)
     stop_embedded_on_exit: bool = True
     demo: bool = Field(default=False, description="Load the demo memory (project 'demo') at start")
