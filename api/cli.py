@@ -245,6 +245,11 @@ async def _ingest(
         err.print(f"[yellow]refused[/] {refused.describe()}", highlight=False)
     if summary.refused > 20:
         err.print(f"… and {summary.refused - 20} more refused")
+    if summary.cut:
+        err.print(
+            f"{summary.cut} episode(s) stored with a text over its limit cut to its head and "
+            "tail (the episode's `cut` property names the fields and their full lengths)"
+        )
     return summary.as_dict()
 
 

@@ -124,6 +124,10 @@ class RecordResult:
     id: str | None
     status: str = strawberry.field(description="written | unchanged | refused")
     errors: list[FieldError]
+    notes: list[str] = strawberry.field(
+        default_factory=list,
+        description="Stored, but not whole: a text over its limit keeps its head and tail",
+    )
 
 
 @strawberry.type
@@ -161,7 +165,9 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
     for item in items:  # results in input order
         if isinstance(item, Parsed):
             done = next(stored)
-            results.append(RecordResult(id=done.id, status=done.status, errors=[]))
+            results.append(
+                RecordResult(id=done.id, status=done.status, errors=[], notes=done.notes)
+            )
         else:
             given = item.raw.get("id") if isinstance(item.raw, dict) else None
             results.append(

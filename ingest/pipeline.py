@@ -54,6 +54,7 @@ class RecordResult:
     id: str | None
     status: str  # written | unchanged | refused
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # stored, but not whole (e.g. a long log cut)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class IngestSummary:
     environments: int = 0
     tools: int = 0
     snippets: int = 0
+    cut: int = 0  # episodes stored with a text cut to its head and tail
     refusals: list[Refused] = field(default_factory=list)
     results: list[RecordResult] = field(default_factory=list)
 
@@ -81,6 +83,7 @@ class IngestSummary:
             "environments",
             "tools",
             "snippets",
+            "cut",
         )
         return {k: getattr(self, k) for k in keys}
 
@@ -297,12 +300,16 @@ class Ingestor:
         summary.errors += len(write.errors)
         summary.environments += len(write.environments)
         summary.tools += len(write.tools)
+        summary.cut += sum(bool(e.cut) for e in changed)
         if keep:
             summary.results.extend(RecordResult("task", t.id, "written") for t in tasks)
             changed_ids = {(e.project, e.id) for e in changed}
             summary.results.extend(
                 RecordResult(
-                    "episode", e.id, "written" if (e.project, e.id) in changed_ids else "unchanged"
+                    "episode",
+                    e.id,
+                    "written" if (e.project, e.id) in changed_ids else "unchanged",
+                    notes=e.notes(),
                 )
                 for e in episodes
             )

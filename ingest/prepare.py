@@ -24,6 +24,7 @@ from metisgraph.ingest.tools import ToolUse, tools_of_action
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "MAX_TEXT_CHARS",
     "PIPELINE_VERSION",
     "PreparedEpisode",
     "PreparedTask",
@@ -47,6 +48,20 @@ DEFAULT_CONFIDENCE = {
 # Long observations are kept (sanitized) for reading, but only their head is embedded.
 _EMBED_OBSERVATION_CHARS = 600
 _EMBED_CHARS = 2000
+# How much of a text field is stored. A build log or a dumped table can run to megabytes:
+# its head (what was run) and tail (how it ended: the error) are kept, the middle is cut
+# with a marker saying how much, and the episode records what was cut (`cut`).
+MAX_TEXT_CHARS = {
+    "goal": 20_000,
+    "title": 2_000,
+    "summary": 20_000,
+    "reasoning": 20_000,
+    "action_command": 20_000,
+    "observation": 100_000,
+    "error_text": 100_000,
+}
+_HEAD_SHARE = 2 / 3
+_LINE_SLACK = 2_000  # how far a cut may move to fall between lines
 
 
 def project_scope(project: str) -> str:
@@ -59,13 +74,45 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _clean(text: str | None, details: dict[str, set[str]]) -> str | None:
+def _clean(
+    text: str | None,
+    details: dict[str, set[str]],
+    limit: int | None = None,
+    cut: dict[str, int] | None = None,
+    name: str = "",
+) -> str | None:
     if text is None:
         return None
+    if limit is not None and len(text) > limit:
+        # Secrets are redacted in the whole text first: a key block or a URL that straddles
+        # the cut is then gone from both sides, not half kept. The cut falls between lines.
+        whole = redact(text).text
+        if len(whole) <= limit:
+            return _clean(whole, details)
+        head, tail = _head_and_tail(whole, limit)
+        kept = (
+            _clean(head, details),
+            f"[… {len(whole) - len(head) - len(tail):,} characters cut …]",
+            _clean(tail, details),
+        )
+        if cut is not None:
+            cut[name] = len(text)
+        return "\n".join(k for k in kept if k)
     result = sanitize(text)
     for kind, values in result.details.items():
         details.setdefault(kind, set()).update(values)
     return result.text
+
+
+def _head_and_tail(text: str, limit: int) -> tuple[str, str]:
+    """At most ``limit`` characters: the first two thirds and the last third, whole lines."""
+    head_end = int(limit * _HEAD_SHARE)
+    tail_start = len(text) - (limit - head_end)
+    newline = text.rfind("\n", head_end - _LINE_SLACK, head_end)
+    head_end = newline if newline > 0 else head_end
+    newline = text.find("\n", tail_start, tail_start + _LINE_SLACK)
+    tail_start = newline + 1 if newline >= 0 else tail_start
+    return text[:head_end], text[tail_start:]
 
 
 def sanitize_value(value: Any, details: dict[str, set[str]]) -> Any:
@@ -105,7 +152,8 @@ class PreparedTask:
 
 def prepare_task(record: TaskRecord) -> PreparedTask:
     details: dict[str, set[str]] = {}
-    goal = _clean(record.goal, details) or ""
+    cut: dict[str, int] = {}
+    goal = _clean(record.goal, details, MAX_TEXT_CHARS["goal"], cut, "goal") or ""
     constraints = [c for c in (_clean(c, details) for c in record.constraints) if c]
     task_id = record.id or "task-" + _digest(record.project, goal, record.started_at)[:16]
     props = {
@@ -118,6 +166,8 @@ def prepare_task(record: TaskRecord) -> PreparedTask:
         "tags": clean_tags(record.tags),
         "agent": _clean(record.agent, details),
     }
+    if cut:
+        props["cut"] = json.dumps(cut)
     return PreparedTask(record.project, task_id, props)
 
 
@@ -140,6 +190,19 @@ class PreparedEpisode:
     tools: list[ToolUse] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     record: EpisodeRecord | None = None
+    cut: dict[str, int] = field(default_factory=dict)  # field -> its length before the cut
+
+    def notes(self) -> list[str]:
+        """What the caller should know about how the episode was stored."""
+        notes = []
+        for name, length in sorted(self.cut.items()):
+            limit = MAX_TEXT_CHARS[name]
+            head = int(limit * _HEAD_SHARE)
+            notes.append(
+                f"{name}: {length:,} characters, over the {limit:,} stored; kept about the "
+                f"first {head:,} and the last {limit - head:,}, whole lines"
+            )
+        return notes
 
     def row(
         self, embedding: list[float] | None, title_embedding: list[float] | None = None
@@ -199,21 +262,26 @@ def clean_tool(name: str) -> str:
 def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpisode:
     """Sanitize, extract errors / environment / tools, and compute the content hash."""
     details: dict[str, set[str]] = {}
+    cut: dict[str, int] = {}
     action = record.action
+
+    def clean(name: str, text: str | None) -> str | None:
+        return _clean(text, details, MAX_TEXT_CHARS[name], cut, name)
+
     props: dict[str, Any] = {
         "task_id": record.task_id,
         "step": record.step,
         "kind": redact(record.kind).text if record.kind else "episode",
-        "title": _clean(record.title, details),
-        "summary": _clean(record.summary, details),
-        "reasoning": _clean(record.reasoning, details),
+        "title": clean("title", record.title),
+        "summary": clean("summary", record.summary),
+        "reasoning": clean("reasoning", record.reasoning),
         "action_type": redact(action.type).text if action else None,
-        "action_command": _clean(action.command, details) if action else None,
+        "action_command": clean("action_command", action.command) if action else None,
         "action_parameters": json.dumps(sanitize_value(action.parameters, details))
         if action and action.parameters
         else None,
-        "observation": _clean(record.observation, details),
-        "error_text": _clean(record.error, details),
+        "observation": clean("observation", record.observation),
+        "error_text": clean("error_text", record.error),
         "facts": json.dumps(sanitize_value(record.facts, details)) if record.facts else None,
         "outcome": record.outcome.value,
         "tags": clean_tags(record.tags),
@@ -252,6 +320,8 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     props["details"] = (
         json.dumps({k: sorted(v) for k, v in sorted(details.items())}) if details else None
     )
+    if cut:  # only then, so the content hash of everything else stays as it was
+        props["cut"] = json.dumps(cut, sort_keys=True)
     episode_id = _episode_id(record, props)
     text = embed_text(props, errors)
     created_at = _utc(record.created_at)
@@ -273,6 +343,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         tools=_dedupe_tools(tools),
         tags=props["tags"],
         record=record,
+        cut=cut,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 __all__ = [
+    "MAX_CODE_CHARS",
     "SCHEMA_VERSION",
     "Action",
     "EnvironmentInput",
@@ -101,10 +102,14 @@ class EnvironmentInput(_Record):
     packages: dict[str, str] = Field(default_factory=dict)
 
 
+# Code is analysed whole (parsed, checked, templated), so longer code is refused, not cut.
+MAX_CODE_CHARS = 200_000
+
+
 class SnippetInput(_Record):
     """Code recorded inline with an episode, or on its own (see SnippetRecord)."""
 
-    code: str = Field(min_length=1)
+    code: str = Field(min_length=1, max_length=MAX_CODE_CHARS)
     language: str | None = None
     kind: SnippetKind | None = None
     name: str | None = None
@@ -153,8 +158,14 @@ class EpisodeRecord(_Record):
     facts: dict[str, Any] = Field(default_factory=dict)
     reasoning: str | None = None
     action: Action | None = None
-    observation: str | None = None
-    error: str | None = Field(default=None, description="Error text or stack trace, if any")
+    observation: str | None = Field(
+        default=None,
+        description="What came back. Over 100,000 characters, its head and tail are stored",
+    )
+    error: str | None = Field(
+        default=None,
+        description="Error text or stack trace, if any (over 100,000 characters: head and tail)",
+    )
     outcome: Outcome = Outcome.unknown
     tags: list[Tag] = Field(default_factory=list)
     source: Source = Source.inferred

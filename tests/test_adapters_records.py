@@ -173,3 +173,16 @@ def test_a_plain_tag_and_an_oversized_step_are_explained(tmp_path: Path) -> None
     messages = {e.field: e.message for e in refused.errors}
     assert messages["tags[0]"] == "expected key:value (e.g. lang:python), got 'python'"
     assert "less than or equal to 2147483647" in messages["step"]
+
+
+def test_code_too_long_to_analyse_is_refused_naming_the_snippet(tmp_path: Path) -> None:
+    from metisgraph.ingest.records import MAX_CODE_CHARS
+
+    path = tmp_path / "records.jsonl"
+    fine = {"project": "p", "summary": "ok", "snippets": [{"code": "print(1)\n"}]}
+    huge = {"project": "p", "summary": "x", "snippets": [{"code": "x = 1\n" * MAX_CODE_CHARS}]}
+    path.write_text(json.dumps(fine) + "\n" + json.dumps(huge) + "\n")
+    parsed, refused = _split(list(read_path(path)))
+    assert len(parsed) == 1 and len(refused) == 1 and refused[0].ref.line == 2
+    (error,) = refused[0].errors
+    assert error.field == "snippets[0].code" and f"{MAX_CODE_CHARS}" in error.message

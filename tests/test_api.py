@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -305,3 +306,86 @@ def test_a_batch_goes_on_past_a_bad_record_and_names_it(gql: Any, project: str) 
         ("a", "written"), ("b", "refused"), ("c", "written")
     ]  # fmt: skip
     assert result["results"][1]["errors"] == [{"field": "summary"}]
+
+
+@pytest.fixture(scope="module")
+def small_body_client(app_settings: Any, embedder: Any) -> Any:
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+
+    settings = app_settings.model_copy(deep=True)
+    settings.api.max_body_bytes = 4096
+    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+        yield client
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(
+    small_body_client: Any, project: str
+) -> None:
+    small = {"query": RECORD, "variables": {"input": {"project": project, "summary": "ok"}}}
+    assert small_body_client.post("/graphql", json=small).status_code == 200
+    big = {"query": RECORD, "variables": {"input": {"project": project, "summary": "x" * 5000}}}
+    declared = small_body_client.post("/graphql", json=big)
+    assert declared.status_code == 413
+    assert "4,096 bytes" in declared.json()["errors"][0]["message"]
+    # Streamed without a Content-Length: counted as it arrives.
+    payload = json.dumps(big).encode()
+    chunks = (payload[i : i + 1000] for i in range(0, len(payload), 1000))
+    streamed = small_body_client.post(
+        "/graphql", content=chunks, headers={"content-type": "application/json"}
+    )
+    assert streamed.status_code == 413
+
+
+RECORD_NOTES = """
+mutation($input: EpisodeInput!) {
+  recordEpisode(input: $input) { id status notes errors { field message } }
+}"""
+
+
+@pytest.mark.anyio
+async def test_a_long_log_keeps_its_head_and_tail_and_says_so(
+    gql: Any, store: Any, project: str
+) -> None:
+    from metisgraph.ingest.prepare import MAX_TEXT_CHARS
+
+    secret = "AKIA" + "Q7RT" * 4
+    head = f"$ make deploy AWS_ACCESS_KEY_ID={secret}\n"
+    middle = "".join(f"step {i}: copied shard {i} of the archive\n" for i in range(20_000))
+    tail = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/deploy/upload.py", line 88, in push_shard\n'
+        "    raise UploadQuotaError(shard)\n"
+        "deploy.upload.UploadQuotaError: shard quota exceeded\n"
+    )
+    observation = head + middle + tail
+    assert len(observation) > MAX_TEXT_CHARS["observation"]
+    episode = {
+        "project": project,
+        "id": "long-log",
+        "outcome": "failure",
+        "summary": "The archive upload stopped at the shard quota",
+        "observation": observation,
+    }
+    body = gql(RECORD_NOTES, {"input": episode})
+    result = body["data"]["recordEpisode"]
+    assert result["status"] == "written", body
+    assert result["notes"] and result["notes"][0].startswith(f"observation: {len(observation):,}")
+    rows = await store.run_text(
+        """MATCH (e:Episode {project: $p, id: 'long-log'})
+           OPTIONAL MATCH (e)-[:HIT]->(x:Error)
+           RETURN e.observation AS observation, e.cut AS cut,
+                  collect(x.kind + ': ' + x.template) AS errors""",
+        {"p": project},
+        read=True,
+    )
+    stored = rows[0]["observation"]
+    assert len(stored) < MAX_TEXT_CHARS["observation"] + 100
+    assert "characters cut" in stored and "make deploy" in stored
+    assert secret not in stored and "REDACTED" in stored
+    assert json.loads(rows[0]["cut"]) == {"observation": len(observation)}
+    # The error at the end of the log is still found.
+    assert any("UploadQuotaError" in t for t in rows[0]["errors"]), rows
+    again = gql(RECORD_NOTES, {"input": episode})
+    assert again["data"]["recordEpisode"]["status"] == "unchanged"

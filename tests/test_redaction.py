@@ -445,3 +445,35 @@ def test_each_planted_secret_is_reported_with_its_kind(fixtures_dir: Path) -> No
             assert redact_value({key: holder[key]}) == {key: marker(secret["kind"])}, secret
         else:
             assert secret["kind"] in redact(holder[key]).kinds, secret
+
+
+@pytest.mark.parametrize("side", ["head", "tail"])
+@pytest.mark.parametrize("offset", [-3000, -40, 0, 17, 2500])
+def test_a_secret_where_a_long_log_is_cut_is_gone_from_both_sides(side: str, offset: int) -> None:
+    from metisgraph.ingest.prepare import MAX_TEXT_CHARS, prepare_episode
+
+    limit = MAX_TEXT_CHARS["observation"]
+    lines = ["copied a block of the volume"] * 12_000
+    lines[0], lines[-1] = "started the copy", "finished the copy"
+    body = "\n".join(base64.b64encode(bytes([j, 7 * j % 256]) * 24).decode() for j in range(40))
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    log = "\n".join(lines)
+    # Near where the head ends, or where the tail begins.
+    near = limit * 2 // 3 if side == "head" else len(log) - limit // 3
+    at = log.rfind("\n", 0, near + offset)
+    observation = log[:at] + "\n" + key + log[at:]
+    episode = prepare_episode(EpisodeRecord(project="p", summary="s", observation=observation))
+    stored = episode.props["observation"]
+    assert len(stored) <= limit + 100 and "characters cut" in stored
+    assert all(line not in stored for line in body.splitlines())
+    assert episode.cut == {"observation": len(observation)}
+    assert stored.startswith("started the copy") and stored.endswith("finished the copy")
+
+
+def test_text_under_the_limits_is_stored_whole_and_unmarked() -> None:
+    from metisgraph.ingest.prepare import MAX_TEXT_CHARS, prepare_episode
+
+    observation = "x = 1\n" * (MAX_TEXT_CHARS["observation"] // 6)
+    episode = prepare_episode(EpisodeRecord(project="p", summary="s", observation=observation))
+    assert episode.props["observation"] == observation and "cut" not in episode.props
+    assert episode.notes() == []
