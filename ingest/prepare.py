@@ -52,11 +52,11 @@ _EMBED_CHARS = 2000
 # its head (what was run) and tail (how it ended: the error) are kept, the middle is cut
 # with a marker saying how much, and the episode records what was cut (`cut`).
 MAX_TEXT_CHARS = {
-    "goal": 20_000,
+    "goal": 100_000,
     "title": 2_000,
-    "summary": 20_000,
-    "reasoning": 20_000,
-    "action_command": 20_000,
+    "summary": 100_000,
+    "reasoning": 100_000,
+    "action_command": 100_000,
     "observation": 100_000,
     "error_text": 100_000,
 }
