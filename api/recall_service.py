@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -14,6 +16,7 @@ from metisgraph.graph.channels import (
     EnvironmentQuery,
     RecallFilters,
     RecallRequest,
+    lexical_channels,
 )
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
@@ -120,7 +123,29 @@ def _environment(env: EnvironmentInput | None) -> EnvironmentQuery | None:
     return EnvironmentQuery(env.os, env.runtime, env.runtime_version, packages)
 
 
-async def _request(services: Services, q: Question) -> RecallRequest:
+@dataclass(frozen=True)
+class _Unembedded:
+    """A request before its vectors, with the texts to embed and where each vector goes."""
+
+    request: RecallRequest
+    texts: list[str]
+    title_at: int | None
+    error_at: int | None
+
+    def with_vectors(self, vectors: Any) -> RecallRequest:
+        def at(index: int | None) -> Vector | None:
+            return None if index is None else Vector(vectors[index].tolist())
+
+        return replace(
+            self.request,
+            vector=Vector(vectors[0].tolist()),
+            title_vector=at(self.title_at),
+            error_vector=at(self.error_at),
+        )
+
+
+def _request(q: Question) -> _Unembedded:
+    """The request without its vectors (the channels that need none can start at once)."""
     # The question is sanitized like stored memory, so placeholders meet placeholders.
     text = sanitize(q.query).text
     error = sanitize(q.error).text if q.error else ""
@@ -128,22 +153,21 @@ async def _request(services: Services, q: Question) -> RecallRequest:
     errors = extract_errors(full)
     first_line = text.strip().splitlines()[0] if text.strip() else text
     to_embed = [full]
+    title_at = error_at = None
     if first_line != text.strip():
+        title_at = len(to_embed)
         to_embed.append(first_line)
     if errors:
+        error_at = len(to_embed)
         to_embed.append(f"{errors[0].kind}: {errors[0].template}")
-    vectors = await services.embedder.aencode_queries(to_embed)
     symbols = question_symbols(text, error, errors)
-    title = Vector(vectors[1].tolist()) if first_line != text.strip() else None
-    return RecallRequest(
+    request = RecallRequest(
         projects=q.all_projects,
         text=full,
-        vector=Vector(vectors[0].tolist()),
+        vector=[],
         scopes=tuple(project_scope(p) for p in q.all_projects),
         k=q.k,
-        title_vector=title,
         error_keys=tuple(e.key for e in errors),
-        error_vector=Vector(vectors[-1].tolist()) if errors else None,
         symbols=tuple(symbols),
         symbol_weights=tuple(symbols.values()),
         tags=tuple(clean_tags(q.tags)),
@@ -155,14 +179,30 @@ async def _request(services: Services, q: Question) -> RecallRequest:
         settings=PRESETS[q.preset],
         lexical=without_library_frames(full),
     )
+    return _Unembedded(request, to_embed, title_at, error_at)
 
 
 async def answer(services: Services, q: Question) -> RecallAnswer:
     """Recall, then the snippets across the bridge with their verdict for the caller."""
     q = replace(q, since=_aware(q.since), until=_aware(q.until))
     _check(q)
-    request = await _request(services, q)
-    outcome = await recall(services.store, request, in_index=services.vector_filters)
+    pending = _request(q)
+    # The channels that need no vector are asked while the question is embedded: the model
+    # keeps one core, the server answers on the other.
+    lexical = asyncio.ensure_future(lexical_channels(services.store, pending.request))
+    try:
+        started = time.perf_counter()
+        vectors = await services.embedder.aencode_queries(pending.texts)
+        embedded = (time.perf_counter() - started) * 1000
+    except BaseException:
+        lexical.cancel()
+        await asyncio.gather(lexical, return_exceptions=True)
+        raise
+    request = pending.with_vectors(vectors)
+    outcome = await recall(
+        services.store, request, in_index=services.vector_filters, lexical=lexical
+    )
+    outcome.timings = {"embed_ms": embedded, **outcome.timings}
     snippets = {(h.episode["project"], h.episode["id"]): h.snippets for h in outcome.hits}
     for found in snippets.values():
         for snippet in found:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +23,7 @@ __all__ = [
     "RecallRequest",
     "combined",
     "gather_channels",
+    "lexical_channels",
     "lucene_query",
     "lucene_terms",
 ]
@@ -195,10 +197,9 @@ def _error_channel(req: RecallRequest, limit: int, in_index: bool) -> ChannelQue
     return ChannelQuery("error_episodes" if in_index else "error_episodes_exact", None, params)
 
 
-def _graph_channels(req: RecallRequest, limit: int, in_index: bool) -> dict[str, ChannelQuery]:
+def _graph_channels(req: RecallRequest, limit: int) -> dict[str, ChannelQuery]:
+    """The graph channels that ask by name: symbols, tags, tools, environment."""
     plan: dict[str, ChannelQuery] = {}
-    if req.error_keys or req.error_vector:
-        plan["errors"] = _error_channel(req, limit, in_index)
     if req.symbols:
         symbols = {"symbols": _weighted_symbols(req), "limit": limit}
         plan["symbols"] = ChannelQuery("symbol_episodes", None, symbols)
@@ -214,13 +215,23 @@ def _graph_channels(req: RecallRequest, limit: int, in_index: bool) -> dict[str,
     return plan
 
 
-def _plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, ChannelQuery]:
-    """The channels that run: those with a weight and something to ask."""
+def _dense_plan(req: RecallRequest, limit: int, in_index: bool) -> dict[str, ChannelQuery]:
+    """The channels that need the question's vectors: the vector indexes and the errors."""
     vectors = {"vector": req.vector, "title": req.title_vector or req.vector, "context": req.vector}
     plan = {c: _vector_query(c, v, limit, in_index) for c, v in vectors.items()}
-    plan |= _text_channels(req, limit)
-    plan |= _graph_channels(req, limit, in_index)
+    if req.error_keys or req.error_vector:
+        plan["errors"] = _error_channel(req, limit, in_index)
     return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
+
+
+def _lexical_plan(req: RecallRequest, limit: int) -> dict[str, ChannelQuery]:
+    """The channels that need no vector: full text and the graph by name."""
+    plan = _text_channels(req, limit) | _graph_channels(req, limit)
+    return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
+
+
+def _limit(req: RecallRequest) -> int:
+    return max(req.settings.candidates, req.k * 2) + len(req.exclude)
 
 
 def _body(channel: str, q: ChannelQuery, filters: RecallFilters) -> str:
@@ -258,13 +269,6 @@ async def _widen(
     return rows
 
 
-def _groups(plan: dict[str, ChannelQuery]) -> list[dict[str, ChannelQuery]]:
-    """The dense channels in one query, the rest in another: two server threads, side by side."""
-    dense = {c: q for c, q in plan.items() if c in _VECTOR_INDEXES}
-    rest = {c: q for c, q in plan.items() if c not in _VECTOR_INDEXES}
-    return [group for group in (dense, rest) if group]
-
-
 async def _ask(
     store: GraphStore, req: RecallRequest, plan: dict[str, ChannelQuery]
 ) -> dict[str, list[dict[str, Any]]]:
@@ -276,24 +280,50 @@ async def _ask(
     return by_channel
 
 
+async def lexical_channels(store: GraphStore, req: RecallRequest) -> dict[str, list[Candidate]]:
+    """The channels that need no vector, in one round trip.
+
+    They can be asked while the question is still being embedded (the request's vectors
+    are not read): the server answers them on the core the model leaves free.
+    """
+    plan = _lexical_plan(req, _limit(req))
+    return _candidates(req, await _ask(store, req, plan) if plan else {})
+
+
 async def gather_channels(
-    store: GraphStore, req: RecallRequest, *, in_index: bool = True
+    store: GraphStore,
+    req: RecallRequest,
+    *,
+    in_index: bool = True,
+    lexical: Awaitable[dict[str, list[Candidate]]] | None = None,
 ) -> dict[str, list[Candidate]]:
     """Run every channel that has something to ask; their candidates.
 
     Two round trips side by side whatever the number of channels: each round trip costs the
     driver and the network their fixed share, and channel queries sent one by one would
-    only queue for the same few cores. The dense channels (vector indexes) go in one query
-    and the others in a second, so the server works on both at once.
+    only queue for the same few cores. The channels that need the question's vectors go in
+    one query and the others in a second (``lexical_channels``), so the server works on
+    both at once; ``lexical`` is that second query when the caller started it earlier.
     """
-    limit = max(req.settings.candidates, req.k * 2) + len(req.exclude)
-    plan = _plan(req, limit, in_index)
-    by_channel: dict[str, list[dict[str, Any]]] = {}
-    for found in await asyncio.gather(*(_ask(store, req, group) for group in _groups(plan))):
-        by_channel |= found
-    for channel, q in plan.items():
+    limit = _limit(req)
+    dense = _dense_plan(req, limit, in_index)
+    asked = _ask(store, req, dense) if dense else _nothing()
+    found: dict[str, list[dict[str, Any]]]
+    by_lexical: dict[str, list[Candidate]]
+    found, by_lexical = await asyncio.gather(asked, lexical or lexical_channels(store, req))
+    for channel, q in dense.items():
         if "fetch" in q.params and q.name.startswith("vector"):
-            by_channel[channel] = await _widen(store, req, q, by_channel[channel])
+            found[channel] = await _widen(store, req, q, found[channel])
+    return _candidates(req, found) | by_lexical
+
+
+async def _nothing() -> dict[str, list[dict[str, Any]]]:
+    return {}
+
+
+def _candidates(
+    req: RecallRequest, by_channel: dict[str, list[dict[str, Any]]]
+) -> dict[str, list[Candidate]]:
     return {
         channel: [c for c in ranked(rows) if c.key[1] not in req.exclude]
         for channel, rows in by_channel.items()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.graph.channels import RecallRequest, gather_channels
 from metisgraph.graph.conflicts import Conflict, find_conflicts
-from metisgraph.graph.fusion import Fused, fuse
+from metisgraph.graph.fusion import Candidate, Fused, fuse
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
@@ -109,10 +110,20 @@ def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
     return None
 
 
-async def recall(store: GraphStore, req: RecallRequest, *, in_index: bool = True) -> RecallOutcome:
-    """Answer a recall request; the hits carry why they ranked where they did."""
+async def recall(
+    store: GraphStore,
+    req: RecallRequest,
+    *,
+    in_index: bool = True,
+    lexical: Awaitable[dict[str, list[Candidate]]] | None = None,
+) -> RecallOutcome:
+    """Answer a recall request; the hits carry why they ranked where they did.
+
+    ``lexical``: the channels that need no vector, when the caller asked them already
+    (``graph.channels.lexical_channels``, started while the question was embedded).
+    """
     started = time.perf_counter()
-    channels = await gather_channels(store, req, in_index=in_index)
+    channels = await gather_channels(store, req, in_index=in_index, lexical=lexical)
     timings = {"channels_ms": (time.perf_counter() - started) * 1000}
     fused = fuse(channels, req.settings)
     fused = [

@@ -70,3 +70,21 @@ async def test_default_filters_return_the_nearest_memories_by_either_path(
     for outcome in (in_index, overfetch):  # fifteen leaks, near ties: any three of them
         found = [h.episode["id"] for h in outcome.hits]
         assert len(found) == 3 and all(int(i[1:]) % len(TOPICS) == 0 for i in found), found
+
+
+async def test_channels_asked_before_the_vectors_give_the_same_answer(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """The full-text and graph channels read no vector: asked early, the answer is the same."""
+    from dataclasses import replace
+
+    from metisgraph.graph.channels import lexical_channels
+
+    await _load(store, embedder, project)
+    whole = _request(embedder, project, RecallFilters())
+    early = lexical_channels(store, replace(whole, vector=[]))  # the vector is not read
+    together = await recall(store, whole)
+    apart = await recall(store, whole, lexical=early)
+    assert [h.episode["id"] for h in apart.hits] == [h.episode["id"] for h in together.hits]
+    assert [h.channels for h in apart.hits] == [h.channels for h in together.hits]
+    assert any("fulltext" in h.channels for h in apart.hits)
