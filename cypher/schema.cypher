@@ -76,7 +76,7 @@ FOR (e:Episode) ON EACH [e.context_text, e.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 
 CREATE FULLTEXT INDEX snippet_text IF NOT EXISTS
-FOR (s:Snippet) ON EACH [s.name, s.description, s.signature, s.template, s.keywords]
+FOR (s:Snippet) ON EACH [s.name, s.description, s.signature, s.template, s.keywords, s.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 
 CREATE FULLTEXT INDEX error_text IF NOT EXISTS

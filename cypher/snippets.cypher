@@ -25,7 +25,8 @@ SET s.name = coalesce(s.name, row.name),
     s.examples = (s.examples + [x IN row.examples WHERE NOT x IN s.examples])[..20],
     s.record_keys = s.record_keys + [k IN row.record_keys WHERE NOT k IN s.record_keys],
     s.files = (s.files + [f IN row.files WHERE NOT f IN s.files])[..50],
-    s.embedding = coalesce(row.embedding, s.embedding)
+    s.embedding = coalesce(row.embedding, s.embedding),
+    s.scope = row.scope
 SET s.recallable = s.review_status <> 'rejected'
 
 // name: link_snippet_episodes
@@ -279,6 +280,8 @@ LIMIT $limit
 
 // name: fulltext_snippets
 // mode: read
+// $text carries +scope:(...): Lucene itself keeps to the project, so other projects' code
+// neither crowds the fetch nor costs the search.
 CALL db.index.fulltext.queryNodes('snippet_text', $text, {limit: $fetch}) YIELD node AS s, score
 WHERE s.project = $project AND s.recallable = true
   AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
@@ -294,3 +297,16 @@ MATCH (s:Snippet {project: $project, id: id})
 WHERE s.embedding IS NOT NULL
 RETURN s.id AS id, vector.similarity.cosine(s.embedding, $vector) AS score
 ORDER BY score DESC
+
+// ---------------------------------------------------------------------------- upkeep
+
+// name: snippet_projects_unscoped
+// mode: read
+// Snippets written before they carried their project's full-text scope token.
+MATCH (s:Snippet) WHERE s.scope IS NULL
+RETURN DISTINCT s.project AS project
+
+// name: scope_snippets
+// mode: batch
+MATCH (s:Snippet {project: $project}) WHERE s.scope IS NULL
+CALL (s) { SET s.scope = $scope } IN TRANSACTIONS OF 10000 ROWS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ __all__ = [
     "lexical_channels",
     "lucene_query",
     "lucene_terms",
+    "project_scope",
 ]
 
 ALL_OUTCOMES = ("success", "failure", "partial", "unknown")
@@ -124,6 +126,11 @@ class RecallRequest:
     exclude: frozenset[str] = frozenset()
     settings: RecallSettings = field(default_factory=RecallSettings)
     lexical: str | None = None  # the text for the full-text channels, when not `text`
+
+
+def project_scope(project: str) -> str:
+    """One Lucene token standing for the project, so full-text search filters inside the index."""
+    return "p" + hashlib.sha256(project.encode()).hexdigest()[:24]
 
 
 def lucene_terms(text: str, max_terms: int = 64) -> str:

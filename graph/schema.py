@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from metisgraph.graph.channels import project_scope
 from metisgraph.graph.cypher import schema_statements
 from metisgraph.graph.store import GraphStore
 
@@ -87,6 +88,14 @@ async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> lis
     return changed
 
 
+async def _scope_old_snippets(store: GraphStore) -> None:
+    """Snippets stored before they carried a scope token get it, so full-text finds them."""
+    for row in await store.run("snippet_projects_unscoped"):
+        await store.run(
+            "scope_snippets", project=row["project"], scope=project_scope(row["project"])
+        )
+
+
 async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300) -> SchemaReport:
     """Create missing constraints and indexes, then wait until every index is online."""
     info = await store.server_info()
@@ -95,6 +104,7 @@ async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300)
     await _drop_changed_indexes(store, statements)
     for statement in statements:
         await store.run_text(statement)
+    await _scope_old_snippets(store)
     await store.run_text("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})
     rows = await store.run_text("SHOW INDEXES YIELD name, state RETURN name, state", read=True)
     return SchemaReport(

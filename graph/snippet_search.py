@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from metisgraph.graph.channels import lucene_terms as lucene_query
+from metisgraph.graph.channels import lucene_query, project_scope
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.store import GraphStore
 
@@ -116,7 +116,7 @@ async def _semantic(
 
 
 async def _fulltext(store: GraphStore, q: SnippetSearch, candidates: set[str] | None) -> list[Row]:
-    lucene = lucene_query(q.text or "")
+    lucene = lucene_query(q.text or "", (project_scope(q.project),))
     if not lucene:
         return []
     limit = len(candidates) if candidates is not None else _fetch(q)

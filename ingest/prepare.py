@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from metisgraph.graph.channels import project_scope
 from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors import ErrorSignature, extract_errors
@@ -62,11 +63,6 @@ MAX_TEXT_CHARS = {
 }
 _HEAD_SHARE = 2 / 3
 _LINE_SLACK = 2_000  # how far a cut may move to fall between lines
-
-
-def project_scope(project: str) -> str:
-    """One Lucene token standing for the project, so full-text search filters inside the index."""
-    return "p" + hashlib.sha256(project.encode()).hexdigest()[:24]
 
 
 def _digest(*parts: object) -> str:

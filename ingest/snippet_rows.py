@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from metisgraph.graph.channels import project_scope
 from metisgraph.ingest.snippet_prepare import PreparedSnippet
 
 __all__ = ["symbol_tail", "write_steps"]
@@ -60,7 +61,8 @@ def _node_rows(
         row = rows.get(key)
         if row is None:
             rows[key] = row = {
-                "project": s.project, "id": s.id, "props": s.props, "lineage": s.lineage,
+                "project": s.project, "id": s.id, "scope": project_scope(s.project),
+                "props": s.props, "lineage": s.lineage,
                 "version": s.version, "review_status": s.review_status, "name": s.name,
                 "description": None, "tests": [], "examples": [], "record_keys": [], "files": [],
                 "embedding": embedded.get(key),

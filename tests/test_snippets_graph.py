@@ -420,3 +420,29 @@ async def test_shared_trajectories_become_snippets_linked_to_their_episodes(
         MATCH (s:Snippet {project: $project}) WHERE NOT (s)<-[:GENERATED|USED|MODIFIED]-()
         RETURN count(s) AS orphans""", project=project)  # fmt: skip
     assert orphans == [{"orphans": 0}]
+
+
+async def test_another_projects_code_never_crowds_the_full_text_search(
+    store: Any, embedder: Any, project: str
+) -> None:
+    from metisgraph.graph.schema import apply_schema
+    from metisgraph.graph.snippet_search import SnippetSearch, search_snippets
+
+    crowd = [
+        {"record_type": "snippet", "project": project + "-crowd", "language": "python",
+         "code": f"def ledger_{n}(db):\n    return read_sql('ledger', db)  # ledger read_sql\n"}
+        for n in range(150)
+    ]  # fmt: skip
+    mine = {"record_type": "snippet", "project": project, "language": "python",
+            "code": "def quarterly_totals(connection, quarter):\n"
+                    "    frame = read_sql(f'select * from ledger where q = {quarter}', connection)\n"
+                    "    frame = frame.dropna()\n    return frame.groupby('region').sum()\n"}  # fmt: skip
+    await _ingest(store, embedder, *crowd, mine)
+    search = SnippetSearch(project=project, text="ledger read_sql", k=5)
+    found = await search_snippets(store, search)
+    assert [h.snippet["project"] for h in found] == [project], found
+    # Snippets stored before they carried the scope token get it when the schema is applied.
+    await store.run_text("MATCH (s:Snippet {project: $p}) REMOVE s.scope", {"p": project})
+    assert await search_snippets(store, search) == []
+    await apply_schema(store, embedder.dimension)
+    assert [h.snippet["project"] for h in await search_snippets(store, search)] == [project]
