@@ -433,10 +433,13 @@ async def test_another_projects_code_never_crowds_the_full_text_search(
          "code": f"def ledger_{n}(db):\n    return read_sql('ledger', db)  # ledger read_sql\n"}
         for n in range(150)
     ]  # fmt: skip
-    mine = {"record_type": "snippet", "project": project, "language": "python",
-            "code": "def quarterly_totals(connection, quarter):\n"
-                    "    frame = read_sql(f'select * from ledger where q = {quarter}', connection)\n"
-                    "    frame = frame.dropna()\n    return frame.groupby('region').sum()\n"}  # fmt: skip
+    code = (
+        "def quarterly_totals(connection, quarter):\n"
+        "    frame = read_sql(f'select * from ledger where q = {quarter}', connection)\n"
+        "    frame = frame.dropna()\n"
+        "    return frame.groupby('region').sum()\n"
+    )
+    mine = {"record_type": "snippet", "project": project, "language": "python", "code": code}
     await _ingest(store, embedder, *crowd, mine)
     search = SnippetSearch(project=project, text="ledger read_sql", k=5)
     found = await search_snippets(store, search)
