@@ -17,6 +17,7 @@ from metisgraph.graph.channels import (
     RecallFilters,
     RecallRequest,
     lexical_channels,
+    project_scope,
 )
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
@@ -25,7 +26,7 @@ from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors import extract_errors
 from metisgraph.ingest.keywords import without_library_frames, words
-from metisgraph.ingest.prepare import clean_tags, clean_tool, project_scope
+from metisgraph.ingest.prepare import clean_tags, clean_tool
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.snippets import verdict_for
 from metisgraph.ingest.symbols import question_symbols

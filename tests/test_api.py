@@ -185,12 +185,11 @@ async def test_the_demo_memory_answers_a_paraphrase(
     import json
     from pathlib import Path
 
-    from metisgraph.graph.channels import RecallRequest
+    from metisgraph.graph.channels import RecallRequest, project_scope
     from metisgraph.graph.recall import recall
     from metisgraph.ingest.adapters import SourceRef, validate_record
     from metisgraph.ingest.demo import demo_file
     from metisgraph.ingest.pipeline import Ingestor
-    from metisgraph.ingest.prepare import project_scope
 
     lines = Path(str(demo_file())).read_text().splitlines()
     items = [validate_record({**json.loads(line), "project": project}, SourceRef("demo", n))

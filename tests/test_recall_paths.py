@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from metisgraph.graph.channels import RecallFilters, RecallRequest
+from metisgraph.graph.channels import RecallFilters, RecallRequest, project_scope
 from metisgraph.graph.recall import recall
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
-from metisgraph.ingest.prepare import project_scope
 
 pytestmark = pytest.mark.anyio
 
