@@ -254,10 +254,12 @@ async def _ingest(
 
 
 def _print_counts(counts: dict[str, Any]) -> None:
+    # One row per count: ten columns do not fit a terminal or a CI log of 80 characters.
     table = Table(title="ingest summary")
-    for key in counts:
-        table.add_column(key, justify="right")
-    table.add_row(*(str(v) for v in counts.values()))
+    table.add_column("records and links")
+    table.add_column("count", justify="right")
+    for key, value in counts.items():
+        table.add_row(key, str(value))
     out.print(table)
 
 

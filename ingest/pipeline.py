@@ -70,6 +70,14 @@ class IngestSummary:
     snippets: int = 0
     cut: int = 0  # episodes stored with a text cut to its head and tail
     refusals: list[Refused] = field(default_factory=list)
+    # What was linked, by key: an error seen in every batch is still one error.
+    seen: dict[str, set[tuple[str, str]]] = field(default_factory=dict, repr=False)
+
+    def saw(self, what: str, keys: Iterable[tuple[str, str]]) -> None:
+        """Count distinct errors, environments, tools or snippets across every batch."""
+        known = self.seen.setdefault(what, set())
+        known.update(keys)
+        setattr(self, what, len(known))
     results: list[RecordResult] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
@@ -288,7 +296,7 @@ class Ingestor:
         tasks, episodes, changed, batch = done.tasks, done.episodes, done.changed, done.batch
         await self._add_errors(write, changed)
         snippets = await self._add_snippets(write, changed, batch.snippets)
-        summary.snippets += len({(s.project, s.id) for s in snippets})
+        summary.saw("snippets", ((s.project, s.id) for s in snippets))
         # Memorize when a task ends resolved, whether the task or its last episodes come later:
         # the query itself only acts on tasks whose status is resolved.
         resolved = {(t.project, t.id) for t in tasks if t.props["status"] == TaskStatus.resolved}
@@ -297,9 +305,9 @@ class Ingestor:
         write.contexts = await self._contexts(write, changed)
         summary.tasks += len(tasks)
         summary.written += len(changed)
-        summary.errors += len(write.errors)
-        summary.environments += len(write.environments)
-        summary.tools += len(write.tools)
+        summary.saw("errors", ((r["project"], r["key"]) for r in write.errors))
+        summary.saw("environments", ((r["project"], r["key"]) for r in write.environments))
+        summary.saw("tools", ((r["project"], r["name"]) for r in write.tools))
         summary.cut += sum(bool(e.cut) for e in changed)
         if keep:
             summary.results.extend(RecordResult("task", t.id, "written") for t in tasks)

@@ -107,3 +107,37 @@ async def test_the_same_episode_in_consecutive_batches_is_unchanged(
     summary = await ingestor.ingest([*items, *again])
     assert summary.written == 3
     assert summary.unchanged == 3
+
+
+async def test_the_summary_counts_each_error_tool_and_environment_once(
+    store: Any, project: str
+) -> None:
+    """Batches of two: the same error, tool and environment turn up in every batch."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/jobs/export.py", line 12, in run\n'
+        "    raise ExportTimeout(job)\n"
+        "jobs.export.ExportTimeout: export job timed out\n"
+    )
+    items = [
+        Parsed(
+            EpisodeRecord(
+                project=project, id=f"e{n}", summary=f"export attempt {n} timed out",
+                error=trace, tools=["pytest"],
+                environment={"os": "linux", "runtime": "python", "runtime_version": "3.11.4"},
+            ),
+            SourceRef("x", n),
+        )
+        for n in range(6)
+    ]  # fmt: skip
+    summary = await Ingestor(store, HashEmbedder(), batch_size=2).ingest(items)
+    assert summary.written == 6
+    assert (summary.errors, summary.tools, summary.environments) == (1, 1, 1)
+    [row] = await store.run_text(
+        """MATCH (r:Error {project: $p}) WITH count(r) AS errors
+           MATCH (t:Tool {project: $p}) WITH errors, count(t) AS tools
+           MATCH (v:Environment {project: $p}) RETURN errors, tools, count(v) AS environments""",
+        {"p": project},
+        read=True,
+    )
+    assert row == {"errors": 1, "tools": 1, "environments": 1}
