@@ -78,6 +78,7 @@ class IngestSummary:
         known = self.seen.setdefault(what, set())
         known.update(keys)
         setattr(self, what, len(known))
+
     results: list[RecordResult] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
