@@ -135,16 +135,24 @@ def test_recall_rejects_nonsense_arguments(gql: Any, project: str) -> None:
     assert "k must be between" in body["errors"][0]["message"]
 
 
-@pytest.fixture(scope="module")
-def token_client(app_settings: Any, embedder: Any) -> Any:
-    from pydantic import SecretStr
+def _client_with(app_settings: Any, embedder: Any, **api: Any) -> Any:
+    """The real app with some API settings changed, started (close it with ``with``)."""
     from starlette.testclient import TestClient
 
     from metisgraph.api.app import create_app
 
     settings = app_settings.model_copy(deep=True)
-    settings.api.api_tokens = SecretStr("alpha-token-0123456789=team-a;root-token-0123456789=*")
-    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+    for name, value in api.items():
+        setattr(settings.api, name, value)
+    return TestClient(create_app(settings, embedder=embedder, wait_ready=True))
+
+
+@pytest.fixture(scope="module")
+def token_client(app_settings: Any, embedder: Any) -> Any:
+    from pydantic import SecretStr
+
+    tokens = SecretStr("alpha-token-0123456789=team-a;root-token-0123456789=*")
+    with _client_with(app_settings, embedder, api_tokens=tokens) as client:
         yield client
 
 
@@ -309,13 +317,7 @@ def test_a_batch_goes_on_past_a_bad_record_and_names_it(gql: Any, project: str) 
 
 @pytest.fixture(scope="module")
 def small_body_client(app_settings: Any, embedder: Any) -> Any:
-    from starlette.testclient import TestClient
-
-    from metisgraph.api.app import create_app
-
-    settings = app_settings.model_copy(deep=True)
-    settings.api.max_body_bytes = 4096
-    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+    with _client_with(app_settings, embedder, max_body_bytes=4096) as client:
         yield client
 
 
