@@ -70,34 +70,31 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _clean(
-    text: str | None,
-    details: dict[str, set[str]],
-    limit: int | None = None,
-    cut: dict[str, int] | None = None,
-    name: str = "",
-) -> str | None:
+def _clean(text: str | None, details: dict[str, set[str]]) -> str | None:
     if text is None:
         return None
-    if limit is not None and len(text) > limit:
-        # Secrets are redacted in the whole text first: a key block or a URL that straddles
-        # the cut is then gone from both sides, not half kept. The cut falls between lines.
-        whole = redact(text).text
-        if len(whole) <= limit:
-            return _clean(whole, details)
-        head, tail = _head_and_tail(whole, limit)
-        kept = (
-            _clean(head, details),
-            f"[… {len(whole) - len(head) - len(tail):,} characters cut …]",
-            _clean(tail, details),
-        )
-        if cut is not None:
-            cut[name] = len(text)
-        return "\n".join(k for k in kept if k)
     result = sanitize(text)
     for kind, values in result.details.items():
         details.setdefault(kind, set()).update(values)
     return result.text
+
+
+def _clean_within(
+    name: str, text: str | None, details: dict[str, set[str]], cut: dict[str, int]
+) -> str | None:
+    """``_clean`` for a field with a ceiling: a longer text keeps its head and tail."""
+    limit = MAX_TEXT_CHARS[name]
+    if text is None or len(text) <= limit:
+        return _clean(text, details)
+    # Secrets are redacted in the whole text first: a key block or a URL that straddles
+    # the cut is then gone from both sides, not half kept. The cut falls between lines.
+    whole = redact(text).text
+    if len(whole) <= limit:
+        return _clean(whole, details)
+    head, tail = _head_and_tail(whole, limit)
+    cut[name] = len(text)
+    marker = f"[… {len(whole) - len(head) - len(tail):,} characters cut …]"
+    return "\n".join(k for k in (_clean(head, details), marker, _clean(tail, details)) if k)
 
 
 def _head_and_tail(text: str, limit: int) -> tuple[str, str]:
@@ -149,7 +146,7 @@ class PreparedTask:
 def prepare_task(record: TaskRecord) -> PreparedTask:
     details: dict[str, set[str]] = {}
     cut: dict[str, int] = {}
-    goal = _clean(record.goal, details, MAX_TEXT_CHARS["goal"], cut, "goal") or ""
+    goal = _clean_within("goal", record.goal, details, cut) or ""
     constraints = [c for c in (_clean(c, details) for c in record.constraints) if c]
     task_id = record.id or "task-" + _digest(record.project, goal, record.started_at)[:16]
     props = {
@@ -190,15 +187,11 @@ class PreparedEpisode:
 
     def notes(self) -> list[str]:
         """What the caller should know about how the episode was stored."""
-        notes = []
-        for name, length in sorted(self.cut.items()):
-            limit = MAX_TEXT_CHARS[name]
-            head = int(limit * _HEAD_SHARE)
-            notes.append(
-                f"{name}: {length:,} characters, over the {limit:,} stored; kept about the "
-                f"first {head:,} and the last {limit - head:,}, whole lines"
-            )
-        return notes
+        return [
+            f"{name}: {length:,} characters, over the {MAX_TEXT_CHARS[name]:,} stored; "
+            "its first and last lines are kept"
+            for name, length in sorted(self.cut.items())
+        ]
 
     def row(
         self, embedding: list[float] | None, title_embedding: list[float] | None = None
@@ -262,7 +255,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     action = record.action
 
     def clean(name: str, text: str | None) -> str | None:
-        return _clean(text, details, MAX_TEXT_CHARS[name], cut, name)
+        return _clean_within(name, text, details, cut)
 
     props: dict[str, Any] = {
         "task_id": record.task_id,
