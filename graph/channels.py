@@ -279,6 +279,9 @@ async def _widen(
 async def _ask(
     store: GraphStore, req: RecallRequest, plan: dict[str, ChannelQuery]
 ) -> dict[str, list[dict[str, Any]]]:
+    """The plan's channels in one round trip (none when nothing is asked)."""
+    if not plan:
+        return {}
     text, params = combined(plan, req)
     by_channel: dict[str, list[dict[str, Any]]] = {channel: [] for channel in plan}
     for row in await store.run_text(text, params, read=True):
@@ -294,7 +297,7 @@ async def lexical_channels(store: GraphStore, req: RecallRequest) -> dict[str, l
     are not read): the server answers them on the core the model leaves free.
     """
     plan = _lexical_plan(req, _limit(req))
-    return _candidates(req, await _ask(store, req, plan) if plan else {})
+    return _candidates(req, await _ask(store, req, plan))
 
 
 async def gather_channels(
@@ -314,18 +317,15 @@ async def gather_channels(
     """
     limit = _limit(req)
     dense = _dense_plan(req, limit, in_index)
-    asked = _ask(store, req, dense) if dense else _nothing()
     found: dict[str, list[dict[str, Any]]]
     by_lexical: dict[str, list[Candidate]]
-    found, by_lexical = await asyncio.gather(asked, lexical or lexical_channels(store, req))
+    found, by_lexical = await asyncio.gather(
+        _ask(store, req, dense), lexical or lexical_channels(store, req)
+    )
     for channel, q in dense.items():
         if "fetch" in q.params and q.name.startswith("vector"):
             found[channel] = await _widen(store, req, q, found[channel])
     return _candidates(req, found) | by_lexical
-
-
-async def _nothing() -> dict[str, list[dict[str, Any]]]:
-    return {}
 
 
 def _candidates(
