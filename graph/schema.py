@@ -72,24 +72,27 @@ def _wanted_properties(statements: list[str]) -> dict[str, list[str]]:
     return wanted
 
 
-async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> list[str]:
-    """Indexes whose definition changed since they were created are dropped to be rebuilt."""
+async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> set[str]:
+    """Indexes whose definition changed since they were created are dropped to be rebuilt.
+
+    Returns the indexes the statements will build: the dropped ones and those not there.
+    """
     wanted = _wanted_properties(statements)
     rows = await store.run_text(
         "SHOW INDEXES YIELD name, properties RETURN name, properties", read=True
     )
-    changed = [
-        r["name"]
-        for r in rows
-        if r["name"] in wanted and sorted(r["properties"] or []) != sorted(wanted[r["name"]])
-    ]
+    present = {r["name"]: sorted(r["properties"] or []) for r in rows}
+    changed = [n for n, props in present.items() if n in wanted and props != sorted(wanted[n])]
     for name in changed:
         await store.run_text(f"DROP INDEX {name} IF EXISTS")  # name from our own schema file
-    return changed
+    return set(changed) | (wanted.keys() - present.keys())
 
 
 async def _scope_old_snippets(store: GraphStore) -> None:
-    """Snippets stored before they carried a scope token get it, so full-text finds them."""
+    """Snippets stored before they carried a scope token get it, so full-text finds them.
+
+    Only while ``snippet_text`` is (re)built: a scan of every snippet, not for each start.
+    """
     for row in await store.run("snippet_projects_unscoped"):
         await store.run(
             "scope_snippets", project=row["project"], scope=project_scope(row["project"])
@@ -101,10 +104,11 @@ async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300)
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
-    await _drop_changed_indexes(store, statements)
+    building = await _drop_changed_indexes(store, statements)
+    if "snippet_text" in building:  # built before snippets carried their scope, or not yet
+        await _scope_old_snippets(store)
     for statement in statements:
         await store.run_text(statement)
-    await _scope_old_snippets(store)
     await store.run_text("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})
     rows = await store.run_text("SHOW INDEXES YIELD name, state RETURN name, state", read=True)
     return SchemaReport(
