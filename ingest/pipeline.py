@@ -70,6 +70,7 @@ class IngestSummary:
     snippets: int = 0
     cut: int = 0  # episodes stored with a text cut to its head and tail
     refusals: list[Refused] = field(default_factory=list)
+    results: list[RecordResult] = field(default_factory=list)
     # What was linked, by key: an error seen in every batch is still one error.
     seen: dict[str, set[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
@@ -78,8 +79,6 @@ class IngestSummary:
         known = self.seen.setdefault(what, set())
         known.update(keys)
         setattr(self, what, len(known))
-
-    results: list[RecordResult] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
         keys = (
