@@ -15,7 +15,9 @@ from metisgraph.ingest.signature_eval import (
     METHODS,
     GroupingReport,
     SignatureSetError,
-    evaluate_dir,
+    evaluate,
+    line_groups,
+    load_set,
 )
 
 # Errors name a file and line: never wrapped, so they can be searched and copied whole.
@@ -35,15 +37,28 @@ def signatures(
         int | None,
         typer.Option(help="Read each system's lines in an order shuffled with this seed."),
     ] = None,
+    groups: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the group each line gets to this file: JSON lines "
+            "{system, line_id, group}, to compare two versions line by line."
+        ),
+    ] = None,
 ) -> None:
     """Grouping accuracy of line signatures, per system and on average."""
     if method not in METHODS:
         raise typer.BadParameter(f"choose from {', '.join(METHODS)}", param_hint="--method")
     try:
-        report = evaluate_dir(directory, method, shuffle_seed=shuffle)
+        lines = load_set(directory)
     except SignatureSetError as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
+    report = evaluate(lines, method, name=directory.name, shuffle_seed=shuffle)
+    if groups is not None:
+        with groups.open("w", encoding="utf-8") as out:
+            for line, group in line_groups(lines, method, shuffle_seed=shuffle):
+                row = {"system": line.system, "line_id": line.line_id, "group": group}
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
     if as_json:
         sys.stdout.write(json.dumps(report.as_json()) + "\n")
     else:

@@ -42,7 +42,9 @@ __all__ = [
     "evaluate_dir",
     "group_lines",
     "grouping_accuracy",
+    "line_groups",
     "load_lines",
+    "load_set",
     "mine",
 ]
 
@@ -212,7 +214,8 @@ class GroupingReport:
         }
 
 
-def _score(system: str, rows: list[SignatureLine], method: str, seed: int | None) -> SystemScore:
+def _predict(rows: list[SignatureLine], method: str, seed: int | None) -> Grouping:
+    """The label of each row, in the rows' order, mined in file order or shuffled by ``seed``."""
     order = list(range(len(rows)))
     if seed is not None:
         random.Random(seed).shuffle(order)  # noqa: S311 - an order of mining, not a secret
@@ -220,6 +223,30 @@ def _score(system: str, rows: list[SignatureLine], method: str, seed: int | None
     predicted = [""] * len(rows)
     for position, i in enumerate(order):
         predicted[i] = grouping.labels[position]
+    return Grouping(predicted, grouping.key_drift)
+
+
+def _by_system(lines: Sequence[SignatureLine]) -> dict[str, list[SignatureLine]]:
+    by_system: dict[str, list[SignatureLine]] = defaultdict(list)
+    for line in lines:
+        by_system[line.system].append(line)
+    return dict(sorted(by_system.items()))
+
+
+def line_groups(
+    lines: Sequence[SignatureLine], method: str = "rules", *, shuffle_seed: int | None = None
+) -> list[tuple[SignatureLine, str]]:
+    """Each line with the group it received, system by system as ``evaluate`` mines them."""
+    group_lines([], method)  # reject an unknown method before any work
+    found: list[tuple[SignatureLine, str]] = []
+    for rows in _by_system(lines).values():
+        found.extend(zip(rows, _predict(rows, method, shuffle_seed).labels, strict=True))
+    return found
+
+
+def _score(system: str, rows: list[SignatureLine], method: str, seed: int | None) -> SystemScore:
+    grouping = _predict(rows, method, seed)
+    predicted = grouping.labels
     truth = [r.group for r in rows]
     accuracy = grouping_accuracy(predicted, truth)
     found = len(set(predicted))
@@ -235,18 +262,20 @@ def evaluate(
 ) -> GroupingReport:
     """Grouping accuracy per system; ``shuffle_seed`` mines the lines in a shuffled order."""
     group_lines([], method)  # reject an unknown method before any work
-    by_system: dict[str, list[SignatureLine]] = defaultdict(list)
-    for line in lines:
-        by_system[line.system].append(line)
-    scores = tuple(_score(s, by_system[s], method, shuffle_seed) for s in sorted(by_system))
+    scores = tuple(_score(s, rows, method, shuffle_seed) for s, rows in _by_system(lines).items())
     return GroupingReport(name=name, method=method, systems=scores)
+
+
+def load_set(directory: Path) -> list[SignatureLine]:
+    """The lines of a signature set folder (its ``lines.jsonl``)."""
+    path = directory / LINES_FILE
+    if not path.is_file():
+        raise SignatureSetError(f"{directory}: no {LINES_FILE} (a signature set holds one)")
+    return load_lines(path)
 
 
 def evaluate_dir(
     directory: Path, method: str = "rules", *, shuffle_seed: int | None = None
 ) -> GroupingReport:
     """Evaluate the ``lines.jsonl`` of a signature set folder."""
-    path = directory / LINES_FILE
-    if not path.is_file():
-        raise SignatureSetError(f"{directory}: no {LINES_FILE} (a signature set holds one)")
-    return evaluate(load_lines(path), method, name=directory.name, shuffle_seed=shuffle_seed)
+    return evaluate(load_set(directory), method, name=directory.name, shuffle_seed=shuffle_seed)

@@ -87,6 +87,19 @@ def test_eval_signatures_json(cli: typer.Typer, runner: CliRunner, fixtures_dir:
     assert set(data["systems"]) == {"Web", "Db"}
 
 
+def test_eval_signatures_writes_the_group_of_every_line(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    folder = fixtures_dir / "errors" / "signature_set"
+    out = tmp_path / "groups.jsonl"
+    result = runner.invoke(cli, ["eval", "signatures", str(folder), "--groups", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 9 and {r["system"] for r in rows} == {"Web", "Db"}
+    web = [r for r in rows if r["system"] == "Web"]
+    assert len({r["group"] for r in web}) == 3  # the three groups the rules find in Web
+
+
 def test_eval_signatures_table(cli: typer.Typer, runner: CliRunner, fixtures_dir: Path) -> None:
     folder = fixtures_dir / "errors" / "signature_set"
     result = runner.invoke(cli, ["eval", "signatures", str(folder), "--method", "drain3"])

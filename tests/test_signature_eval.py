@@ -14,6 +14,7 @@ from metisgraph.ingest.signature_eval import (
     evaluate_dir,
     group_lines,
     grouping_accuracy,
+    line_groups,
     load_lines,
     mine,
 )
@@ -115,6 +116,15 @@ def test_rules_do_not_depend_on_the_order_lines_are_read(signature_set: Path) ->
     plain = evaluate(rows)
     for seed in (1, 2, 3):
         assert evaluate(rows, shuffle_seed=seed).systems == plain.systems
+
+
+def test_line_groups_are_the_groups_evaluate_scores(signature_set: Path) -> None:
+    rows = load_lines(signature_set / "lines.jsonl")
+    found = line_groups(rows)
+    assert [line for line, _ in found] == sorted(rows, key=lambda r: r.system)  # file order kept
+    by_system = {s.system: s.found_groups for s in evaluate(rows).systems}
+    for system, count in by_system.items():
+        assert len({group for line, group in found if line.system == system}) == count
 
 
 def test_drain3_groups_identical_shapes_and_reports_like_the_rules() -> None:
