@@ -28,7 +28,9 @@ $(DEPS_STAMP): pyproject.toml | $(BIN)/python
 	rm -f $(VENV)/.deps-* && touch $@
 
 # The package itself is reinstalled on every run, non-editable, so tests see what ships.
+# build/ goes first: setuptools ships whatever build/lib holds, even a module since moved.
 install: $(DEPS_STAMP)
+	rm -rf build
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall .
 
 run: install

@@ -9,7 +9,12 @@ from typing import Annotated
 
 import typer
 
-from metisgraph.ingest.errors import ErrorSignature, extract_errors, line_signature, signature_key
+from metisgraph.ingest.errors.signatures import (
+    ErrorSignature,
+    extract_errors,
+    line_signature,
+    signature_key,
+)
 
 app = typer.Typer(help="Error signatures: find and normalise errors in text.", no_args_is_help=True)
 

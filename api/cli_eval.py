@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from metisgraph.ingest.signature_eval import (
+from metisgraph.api.eval.signatures import (
     METHODS,
     GroupingReport,
     SignatureSetError,

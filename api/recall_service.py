@@ -22,14 +22,14 @@ from metisgraph.graph.channels import (
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
 from metisgraph.graph.vectors import Vector
-from metisgraph.ingest.abstraction import sanitize
-from metisgraph.ingest.environment import normalize_package
-from metisgraph.ingest.errors import extract_errors
-from metisgraph.ingest.keywords import without_library_frames, words
-from metisgraph.ingest.prepare import clean_tags, clean_tool
+from metisgraph.ingest.environment.fingerprint import normalize_package
+from metisgraph.ingest.errors.signatures import extract_errors
+from metisgraph.ingest.prepare.episode import clean_tags, clean_tool
+from metisgraph.ingest.prepare.keywords import without_library_frames, words
+from metisgraph.ingest.prepare.symbols import question_symbols
 from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.snippets import verdict_for
-from metisgraph.ingest.symbols import question_symbols
+from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.snippets.batch import verdict_for
 
 __all__ = ["MAX_K", "Question", "RecallAnswer", "answer", "recall_for"]
 

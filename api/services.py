@@ -14,7 +14,7 @@ from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.graph.schema import SchemaReport, apply_schema
 from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.pipeline.ingestor import Ingestor
 
 __all__ = ["Services", "connect", "prepare_services"]
 

@@ -16,11 +16,11 @@ from metisgraph.api.services import Services
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import record_outcome, snippet_detail
 from metisgraph.graph.vectors import Vector
-from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
 from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.snippets import verdict_for
+from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.snippets.batch import verdict_for
 
 __all__ = [
     "MAX_K",

@@ -15,7 +15,7 @@ from metisgraph.api.context import Info
 from metisgraph.graph.snippet_search import SnippetHit as FoundSnippet
 from metisgraph.ingest.code import Verdict
 from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
-from metisgraph.ingest.snippets import verdict_for
+from metisgraph.ingest.snippets.batch import verdict_for
 
 if TYPE_CHECKING:
     from metisgraph.api.schema import EnvironmentInput, FieldError

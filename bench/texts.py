@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bench.corpus import Corpus
-from metisgraph.ingest.prepare import prepare_episode
+from metisgraph.ingest.prepare.episode import prepare_episode
 from metisgraph.ingest.records import EpisodeRecord
-from metisgraph.ingest.snippets import prepare_snippets
+from metisgraph.ingest.snippets.batch import prepare_snippets
 
 __all__ = ["pipeline_texts"]
 

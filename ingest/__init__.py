@@ -3,12 +3,11 @@
 The names below are the public face; the modules behind them are free to change.
 """
 
-from metisgraph.ingest.abstraction import Abstracted, abstract, sanitize
 from metisgraph.ingest.adapters import FORMATS, Parsed, Refused, read_path, validate_record
 from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
-from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
-from metisgraph.ingest.errors import ErrorSignature, extract_errors, line_signature
-from metisgraph.ingest.pipeline import DeadLetter, Ingestor, IngestSummary
+from metisgraph.ingest.environment.fingerprint import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors, line_signature
+from metisgraph.ingest.pipeline.ingestor import DeadLetter, Ingestor, IngestSummary
 from metisgraph.ingest.records import (
     EpisodeRecord,
     Outcome,
@@ -17,8 +16,9 @@ from metisgraph.ingest.records import (
     TaskRecord,
     TaskStatus,
 )
-from metisgraph.ingest.redaction import Redacted, redact
-from metisgraph.ingest.tools import ToolUse, extract_tools
+from metisgraph.ingest.sanitize.abstraction import Abstracted, abstract, sanitize
+from metisgraph.ingest.sanitize.redaction import Redacted, redact
+from metisgraph.ingest.tools.programs import ToolUse, extract_tools
 
 __all__ = [
     "FORMATS",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from metisgraph.ingest.abstraction import Abstracted, abstract, sanitize
+from metisgraph.ingest.sanitize.abstraction import Abstracted, abstract, sanitize
 
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -197,7 +197,7 @@ async def test_the_demo_memory_answers_a_paraphrase(
     from metisgraph.graph.recall import recall
     from metisgraph.ingest.adapters import SourceRef, validate_record
     from metisgraph.ingest.demo import demo_file
-    from metisgraph.ingest.pipeline import Ingestor
+    from metisgraph.ingest.pipeline.ingestor import Ingestor
 
     lines = Path(str(demo_file())).read_text().splitlines()
     items = [validate_record({**json.loads(line), "project": project}, SourceRef("demo", n))
@@ -349,7 +349,7 @@ mutation($input: EpisodeInput!) {
 async def test_a_long_log_keeps_its_head_and_tail_and_says_so(
     gql: Any, store: Any, project: str
 ) -> None:
-    from metisgraph.ingest.prepare import MAX_TEXT_CHARS
+    from metisgraph.ingest.prepare.episode import MAX_TEXT_CHARS
 
     secret = "AKIA" + "Q7RT" * 4
     head = f"$ make deploy AWS_ACCESS_KEY_ID={secret}\n"

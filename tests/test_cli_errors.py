@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from metisgraph.api import cli_errors, cli_eval
-from metisgraph.ingest.errors import line_signature, signature_key
+from metisgraph.ingest.errors.signatures import line_signature, signature_key
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from metisgraph.ingest.code import analyze_snippet, without_secrets
 from metisgraph.ingest.code import parameterize as parameterize_module
 from metisgraph.ingest.code.parameterize import parameterize
-from metisgraph.ingest.redaction import Redacted, redact
+from metisgraph.ingest.sanitize.redaction import Redacted, redact
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 PASSWORD = "Sup3r-S3cret!"

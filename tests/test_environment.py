@@ -11,14 +11,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from metisgraph.ingest.abstraction import sanitize
-from metisgraph.ingest.environment import (
+from metisgraph.ingest.environment.fingerprint import (
     EnvironmentFingerprint,
     extract_environment,
     fingerprint,
     normalize_package,
 )
 from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.sanitize.abstraction import sanitize
 
 FIELDS = ("os", "os_version", "arch", "runtime", "runtime_version", "packages")
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metisgraph.ingest.errors import ErrorSignature, extract_errors, line_signature
-from metisgraph.ingest.logtemplate import log_template, template_key
+from metisgraph.ingest.errors.logtemplate import log_template, template_key
+from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors, line_signature
 
 
 @pytest.fixture(scope="module")
@@ -587,7 +587,7 @@ def test_different_errors_get_different_keys() -> None:
 
 def test_abstracted_text_gives_the_same_keys(errors_dir: Path) -> None:
     """The ingest pipeline extracts errors after abstraction (<HOME>, <ADDR>, <SHA> …)."""
-    from metisgraph.ingest.abstraction import sanitize
+    from metisgraph.ingest.sanitize.abstraction import sanitize
 
     for name in ("python_cause.txt", "go_panic.txt", "rust_backtrace.txt", "native_gdb.txt"):
         raw = (errors_dir / name).read_text()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metisgraph.graph.channels import lucene_query, lucene_terms
-from metisgraph.ingest.keywords import without_library_frames
+from metisgraph.ingest.prepare.keywords import without_library_frames
 
 JAVA_TRACE = """--- org.acme.plot.AxisTest::testRange
 java.lang.IllegalStateException: bad range

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from metisgraph.ingest.errors import extract_errors
-from metisgraph.ingest.symbols import (
+from metisgraph.ingest.errors.signatures import extract_errors
+from metisgraph.ingest.prepare.symbols import (
     CHANGED,
     FRAME,
     NAMED,

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
-from metisgraph.ingest.redaction import (
+from metisgraph.ingest.sanitize.redaction import (
     Redacted,
     marker,
     redact,
@@ -450,7 +450,7 @@ def test_each_planted_secret_is_reported_with_its_kind(fixtures_dir: Path) -> No
 @pytest.mark.parametrize("side", ["head", "tail"])
 @pytest.mark.parametrize("offset", [-3000, -40, 0, 17, 2500])
 def test_a_secret_where_a_long_log_is_cut_is_gone_from_both_sides(side: str, offset: int) -> None:
-    from metisgraph.ingest.prepare import MAX_TEXT_CHARS, prepare_episode
+    from metisgraph.ingest.prepare.episode import MAX_TEXT_CHARS, prepare_episode
 
     limit = MAX_TEXT_CHARS["observation"]
     lines = ["copied a block of the volume"] * 12_000
@@ -471,7 +471,7 @@ def test_a_secret_where_a_long_log_is_cut_is_gone_from_both_sides(side: str, off
 
 
 def test_text_under_the_limits_is_stored_whole_and_unmarked() -> None:
-    from metisgraph.ingest.prepare import MAX_TEXT_CHARS, prepare_episode
+    from metisgraph.ingest.prepare.episode import MAX_TEXT_CHARS, prepare_episode
 
     observation = "x = 1\n" * (MAX_TEXT_CHARS["observation"] // 6)
     episode = prepare_episode(EpisodeRecord(project="p", summary="s", observation=observation))

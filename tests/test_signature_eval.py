@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from metisgraph.ingest.signature_eval import (
+from metisgraph.api.eval.signatures import (
     METHODS,
     SignatureLine,
     SignatureSetError,

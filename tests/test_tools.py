@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metisgraph.ingest.abstraction import sanitize
-from metisgraph.ingest.tools import (
+from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.tools.programs import (
     ToolUse,
     extract_tools,
     libraries_in_code,

@@ -18,7 +18,7 @@ from metisgraph.ingest.code.lifting import Lift, Source
 from metisgraph.ingest.code.locations import host_lifts, path_lifts, url_lifts
 from metisgraph.ingest.code.model import TemplateParameter
 from metisgraph.ingest.code.tables import table_lifts
-from metisgraph.ingest.redaction import redact
+from metisgraph.ingest.sanitize.redaction import redact
 
 __all__ = ["Template", "parameterize", "placeholder", "redact_template", "without_secrets"]
 

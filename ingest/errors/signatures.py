@@ -14,19 +14,19 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from metisgraph.ingest.crashes import find_go_panics, find_native_crashes, find_rust_panics
-from metisgraph.ingest.error_codes import CODE_DETECTORS
-from metisgraph.ingest.error_lines import (
+from metisgraph.ingest.errors.codes import CODE_DETECTORS
+from metisgraph.ingest.errors.crashes import find_go_panics, find_native_crashes, find_rust_panics
+from metisgraph.ingest.errors.lines import (
     compiler_error,
     exception_line,
     level_error,
     looks_like_code,
     pytest_failure,
 )
-from metisgraph.ingest.error_triggers import candidate_lines
-from metisgraph.ingest.logtemplate import log_template, template_key
-from metisgraph.ingest.sightings import Sighting
-from metisgraph.ingest.tracebacks import find_exception_traces, find_python_tracebacks
+from metisgraph.ingest.errors.logtemplate import log_template, template_key
+from metisgraph.ingest.errors.sightings import Sighting
+from metisgraph.ingest.errors.tracebacks import find_exception_traces, find_python_tracebacks
+from metisgraph.ingest.errors.triggers import candidate_lines
 
 __all__ = ["ErrorSignature", "extract_errors", "line_signature", "signature_key"]
 

@@ -15,13 +15,13 @@ from typing import Any
 from metisgraph.graph.snippets import lineage_heads, snippet_state
 from metisgraph.graph.store import GraphStore
 from metisgraph.ingest.code import SnippetAnalysis, analyze_snippet
-from metisgraph.ingest.prepare import PreparedEpisode
+from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.records import SnippetRecord, SnippetRelation
-from metisgraph.ingest.snippet_prepare import PreparedSnippet, prepare_occurrence
-from metisgraph.ingest.snippet_rows import write_steps
-from metisgraph.ingest.snippet_sources import Occurrence, episode_occurrences, input_occurrence
-from metisgraph.ingest.snippet_verdicts import verdict_for
-from metisgraph.ingest.snippet_versions import change_summary
+from metisgraph.ingest.snippets.prepare import PreparedSnippet, prepare_occurrence
+from metisgraph.ingest.snippets.rows import write_steps
+from metisgraph.ingest.snippets.sources import Occurrence, episode_occurrences, input_occurrence
+from metisgraph.ingest.snippets.verdicts import verdict_for
+from metisgraph.ingest.snippets.versions import change_summary
 
 __all__ = [
     "PreparedSnippet",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from metisgraph.ingest.frames import python_frame, python_module
-from metisgraph.ingest.sightings import Frame, Sighting
+from metisgraph.ingest.errors.frames import python_frame, python_module
+from metisgraph.ingest.errors.sightings import Frame, Sighting
 
 __all__ = ["compiler_error", "exception_line", "level_error", "looks_like_code", "pytest_failure"]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.redaction import redact
+from metisgraph.ingest.sanitize.redaction import redact
 
 __all__ = ["EnvironmentFingerprint", "extract_environment", "fingerprint", "normalize_package"]
 

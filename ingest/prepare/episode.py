@@ -14,14 +14,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.graph.channels import project_scope
-from metisgraph.ingest.abstraction import sanitize
-from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
-from metisgraph.ingest.errors import ErrorSignature, extract_errors
-from metisgraph.ingest.keywords import identifier_keywords
+from metisgraph.ingest.environment.fingerprint import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
+from metisgraph.ingest.prepare.keywords import identifier_keywords
+from metisgraph.ingest.prepare.symbols import symbol_weights
 from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
-from metisgraph.ingest.redaction import redact, redact_value
-from metisgraph.ingest.symbols import symbol_weights
-from metisgraph.ingest.tools import ToolUse, tools_of_action
+from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.sanitize.redaction import redact, redact_value
+from metisgraph.ingest.tools.programs import ToolUse, tools_of_action
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -304,7 +304,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     )
     symbols = list(weights)
     props["symbols"] = symbols
-    # Parallel to `symbols`: how much each says about this memory (ingest/symbols.py).
+    # Parallel to `symbols`: how much each says about this memory (ingest/prepare/symbols.py).
     props["symbol_weights"] = [round(weights[s], 4) for s in symbols]
     props["details"] = (
         json.dumps({k: sorted(v) for k, v in sorted(details.items())}) if details else None

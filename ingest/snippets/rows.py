@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metisgraph.graph.channels import project_scope
-from metisgraph.ingest.snippet_prepare import PreparedSnippet
+from metisgraph.ingest.snippets.prepare import PreparedSnippet
 
 __all__ = ["symbol_tail", "write_steps"]
 

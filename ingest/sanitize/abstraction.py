@@ -47,7 +47,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from metisgraph.ingest.redaction import PassChain, PassGroup, TextPass, chars, redact, word_anchor
+from metisgraph.ingest.sanitize.redaction import (
+    PassChain,
+    PassGroup,
+    TextPass,
+    chars,
+    redact,
+    word_anchor,
+)
 
 __all__ = ["PLACEHOLDER_KINDS", "Abstracted", "abstract", "placeholder", "sanitize"]
 

@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from metisgraph.ingest.abstraction import sanitize
 from metisgraph.ingest.code import (
     Requirement,
     SnippetAnalysis,
@@ -19,10 +18,11 @@ from metisgraph.ingest.code import (
     needs_review,
     without_secrets,
 )
-from metisgraph.ingest.keywords import identifier_keywords
+from metisgraph.ingest.prepare.keywords import identifier_keywords
 from metisgraph.ingest.records import SnippetRecord
-from metisgraph.ingest.snippet_sources import Occurrence
-from metisgraph.ingest.snippet_versions import lineage_key
+from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.snippets.sources import Occurrence
+from metisgraph.ingest.snippets.versions import lineage_key
 
 __all__ = ["PreparedSnippet", "prepare_occurrence"]
 

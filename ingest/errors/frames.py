@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from metisgraph.ingest.sightings import Frame
+from metisgraph.ingest.errors.sightings import Frame
 
 __all__ = [
     "claim_project_frames",

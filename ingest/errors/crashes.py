@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from metisgraph.ingest.error_lines import looks_like_code
-from metisgraph.ingest.frames import go_frame, native_frame, rust_frame, rust_location
-from metisgraph.ingest.sightings import Frame, Sighting, scan
+from metisgraph.ingest.errors.frames import go_frame, native_frame, rust_frame, rust_location
+from metisgraph.ingest.errors.lines import looks_like_code
+from metisgraph.ingest.errors.sightings import Frame, Sighting, scan
 
 __all__ = ["find_go_panics", "find_native_crashes", "find_rust_panics"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from metisgraph.ingest.frames import (
+from metisgraph.ingest.errors.frames import (
     claim_project_frames,
     dotnet_frame,
     jvm_frame,
@@ -18,7 +18,7 @@ from metisgraph.ingest.frames import (
     node_frame,
     python_frame,
 )
-from metisgraph.ingest.sightings import Frame, Sighting, scan
+from metisgraph.ingest.errors.sightings import Frame, Sighting, scan
 
 __all__ = ["JVM_FRAME", "PYTHON_FRAME", "find_exception_traces", "find_python_tracebacks"]
 

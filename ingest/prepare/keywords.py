@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from metisgraph.ingest.frames import jvm_library, python_frame
-from metisgraph.ingest.tracebacks import JVM_FRAME, PYTHON_FRAME
+from metisgraph.ingest.errors.frames import jvm_library, python_frame
+from metisgraph.ingest.errors.tracebacks import JVM_FRAME, PYTHON_FRAME
 
 __all__ = ["identifier_keywords", "tag_value", "without_library_frames", "words"]
 

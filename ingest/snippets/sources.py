@@ -20,7 +20,7 @@ from metisgraph.ingest.code import (
     normalize_language,
 )
 from metisgraph.ingest.code.language import language_from_path
-from metisgraph.ingest.prepare import PreparedEpisode
+from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.records import SnippetInput, SnippetRelation
 
 __all__ = ["Occurrence", "episode_occurrences", "input_occurrence"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from metisgraph.ingest.errors import ErrorSignature
+from metisgraph.ingest.errors.signatures import ErrorSignature
 
 __all__ = [
     "CHANGED",

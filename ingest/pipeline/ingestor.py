@@ -27,12 +27,17 @@ from metisgraph.graph.writes import (
     write_batch,
 )
 from metisgraph.ingest.adapters.base import Parsed, Refused
-from metisgraph.ingest.context import context_rows, refresh_context
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.keywords import tag_value
-from metisgraph.ingest.prepare import PreparedEpisode, PreparedTask, prepare_episode, prepare_task
+from metisgraph.ingest.pipeline.context import context_rows, refresh_context
+from metisgraph.ingest.prepare.episode import (
+    PreparedEpisode,
+    PreparedTask,
+    prepare_episode,
+    prepare_task,
+)
+from metisgraph.ingest.prepare.keywords import tag_value
 from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, TaskStatus
-from metisgraph.ingest.snippets import (
+from metisgraph.ingest.snippets.batch import (
     PreparedSnippet,
     place_versions,
     prepare_snippets,

@@ -1,0 +1,15 @@
+"""Environments: the OS, runtime and packages an episode ran in, as a stable fingerprint."""
+
+from metisgraph.ingest.environment.fingerprint import (
+    EnvironmentFingerprint,
+    extract_environment,
+    fingerprint,
+    normalize_package,
+)
+
+__all__ = [
+    "EnvironmentFingerprint",
+    "extract_environment",
+    "fingerprint",
+    "normalize_package",
+]

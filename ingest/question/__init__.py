@@ -1,0 +1,2 @@
+"""A recall question made ready to search, prepared as records are (sanitized, its errors,
+words, symbols, tags, tools and environment extracted)."""
