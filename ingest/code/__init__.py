@@ -9,7 +9,7 @@ from metisgraph.ingest.code.analysis import analyze_snippet, needs_review
 from metisgraph.ingest.code.compatibility import compatibility
 from metisgraph.ingest.code.dependencies import pin_to_environment
 from metisgraph.ingest.code.extract import extract_command_snippets, extract_snippets
-from metisgraph.ingest.code.language import detect_language, normalize_language
+from metisgraph.ingest.code.language import detect_language, file_suffix, normalize_language
 from metisgraph.ingest.code.model import (
     KINDS,
     RISKS,
@@ -23,7 +23,7 @@ from metisgraph.ingest.code.model import (
     TemplateParameter,
     Verdict,
 )
-from metisgraph.ingest.code.parameterize import without_secrets
+from metisgraph.ingest.code.parameterize import fill_template, without_secrets
 from metisgraph.ingest.code.patch import parse_patch
 
 __all__ = [
@@ -43,6 +43,8 @@ __all__ = [
     "detect_language",
     "extract_command_snippets",
     "extract_snippets",
+    "file_suffix",
+    "fill_template",
     "needs_review",
     "normalize_language",
     "parse_patch",

@@ -8,7 +8,13 @@ import re
 import warnings
 from pathlib import PurePath
 
-__all__ = ["CONFIG_LANGUAGES", "SHELL_LANGUAGES", "detect_language", "normalize_language"]
+__all__ = [
+    "CONFIG_LANGUAGES",
+    "SHELL_LANGUAGES",
+    "detect_language",
+    "file_suffix",
+    "normalize_language",
+]
 
 SHELL_LANGUAGES = frozenset({"bash"})
 CONFIG_LANGUAGES = frozenset(
@@ -167,6 +173,11 @@ def normalize_language(name: str | None) -> str | None:
     if not word:
         return None
     return _ALIASES.get(word, word)
+
+
+def file_suffix(language: str) -> str:
+    """The usual file extension of a language (`python` → `.py`); `.txt` when it has none."""
+    return next((f".{ext}" for ext, name in _EXTENSIONS.items() if name == language), ".txt")
 
 
 def language_from_path(path: str) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from metisgraph.ingest.code.credentials import credential_lifts
@@ -20,7 +20,14 @@ from metisgraph.ingest.code.model import TemplateParameter
 from metisgraph.ingest.code.tables import table_lifts
 from metisgraph.ingest.sanitize.redaction import redact
 
-__all__ = ["Template", "parameterize", "placeholder", "redact_template", "without_secrets"]
+__all__ = [
+    "Template",
+    "fill_template",
+    "parameterize",
+    "placeholder",
+    "redact_template",
+    "without_secrets",
+]
 
 _DEFAULT_NAMES = {
     "credential": "secret",
@@ -39,6 +46,13 @@ _PLACEHOLDER = re.compile(r"\{\{[a-z_][a-z0-9_]*\}\}")
 def placeholder(name: str) -> str:
     """How a parameter appears in a template."""
     return "{{" + name + "}}"
+
+
+def fill_template(text: str, values: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
+    """`text` with each placeholder given a value replaced by it; the names left without one."""
+    missing = [h[2:-2] for h in _PLACEHOLDER.findall(text) if h[2:-2] not in values]
+    filled = _PLACEHOLDER.sub(lambda m: values.get(m.group()[2:-2], m.group()), text)
+    return filled, tuple(dict.fromkeys(missing))
 
 
 @dataclass(frozen=True)
