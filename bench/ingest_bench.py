@@ -52,10 +52,10 @@ class TimedStore(GraphStore):
         finally:
             self._add("reads" if read else "writes", started)
 
-    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
+    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         started = time.perf_counter()
         try:
-            await super().write_many(steps)
+            return await super().write_many(steps)
         finally:
             self._add("writes", started)
 

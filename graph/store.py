@@ -134,17 +134,22 @@ class GraphStore:
                     raise
         raise AssertionError("unreachable")
 
-    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
-        """Run several named write queries in one managed transaction (all or nothing)."""
+    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Run several named write queries in one managed transaction (all or nothing).
+
+        Returns the rows of the last query.
+        """
         texts = [(query(name).text, params) for name, params in steps]
 
-        async def work(tx: AsyncManagedTransaction) -> None:
+        async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            rows: list[dict[str, Any]] = []
             for text, params in texts:
                 result = await tx.run(text, params)
-                await result.consume()
+                rows = [_data(record) async for record in result]
+            return rows
 
         async with self.driver.session(database=self.database) as session:
-            await session.execute_write(work)
+            return await session.execute_write(work)
 
     async def server_info(self) -> ServerInfo:
         rows = await self.run_text(

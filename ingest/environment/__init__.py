@@ -2,6 +2,7 @@
 
 from metisgraph.ingest.environment.fingerprint import (
     EnvironmentFingerprint,
+    environment_row,
     extract_environment,
     fingerprint,
     normalize_package,
@@ -9,6 +10,7 @@ from metisgraph.ingest.environment.fingerprint import (
 
 __all__ = [
     "EnvironmentFingerprint",
+    "environment_row",
     "extract_environment",
     "fingerprint",
     "normalize_package",

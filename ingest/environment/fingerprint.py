@@ -20,11 +20,18 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.sanitize.redaction import redact
 
-__all__ = ["EnvironmentFingerprint", "extract_environment", "fingerprint", "normalize_package"]
+__all__ = [
+    "EnvironmentFingerprint",
+    "environment_row",
+    "extract_environment",
+    "fingerprint",
+    "normalize_package",
+]
 
 DIRECT, SECONDARY, INFERRED = 3, 2, 1
 
@@ -523,6 +530,23 @@ def fingerprint(
     )
     key = hashlib.sha256(canonical.encode()).hexdigest()
     return EnvironmentFingerprint(os, os_version, arch, runtime, runtime_version, packages, key)
+
+
+def environment_row(
+    project: str, env: EnvironmentFingerprint, episode_ids: list[str]
+) -> dict[str, Any]:
+    """The row `upsert_environments` (cypher/write.cypher) writes an environment from."""
+    return {
+        "project": project,
+        "key": env.key,
+        "os": env.os,
+        "os_version": env.os_version,
+        "arch": env.arch,
+        "runtime": env.runtime,
+        "runtime_version": env.runtime_version,
+        "packages": [{"name": n, "version": v} for n, v in sorted(env.packages.items())],
+        "episode_ids": episode_ids,
+    }
 
 
 @dataclass

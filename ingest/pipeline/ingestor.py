@@ -28,6 +28,7 @@ from metisgraph.graph.writes import (
 )
 from metisgraph.ingest.adapters.base import Parsed, Refused
 from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.environment.fingerprint import environment_row
 from metisgraph.ingest.pipeline.context import context_rows, refresh_context
 from metisgraph.ingest.prepare.episode import (
     PreparedEpisode,
@@ -180,20 +181,7 @@ def _group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], 
         env = ep.environment
         if env is not None:
             row = environments.setdefault(
-                (ep.project, env.key),
-                {
-                    "project": ep.project,
-                    "key": env.key,
-                    "os": env.os,
-                    "os_version": env.os_version,
-                    "arch": env.arch,
-                    "runtime": env.runtime,
-                    "runtime_version": env.runtime_version,
-                    "packages": [
-                        {"name": n, "version": v} for n, v in sorted(env.packages.items())
-                    ],
-                    "episode_ids": [],
-                },
+                (ep.project, env.key), environment_row(ep.project, env, [])
             )
             row["episode_ids"].append(ep.id)
         for tool in ep.tools:
