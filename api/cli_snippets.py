@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from metisgraph.api.cli_verify import verify
 from metisgraph.ingest.code import (
     ExtractedSnippet,
     SnippetAnalysis,
@@ -20,7 +21,8 @@ from metisgraph.ingest.code import (
     without_secrets,
 )
 
-app = typer.Typer(help="Code memory: analyse snippets.", no_args_is_help=True)
+app = typer.Typer(help="Code memory: analyse and verify snippets.", no_args_is_help=True)
+app.command()(verify)
 
 _PENDING = "  (starts pending review)"
 FileArgument = Annotated[

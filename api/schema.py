@@ -26,6 +26,7 @@ from metisgraph.api.errors import MaskInternalErrors
 from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
+from metisgraph.api.verification_types import VerificationMutation
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.records import Outcome as OutcomeEnum
 from metisgraph.ingest.records import SnippetKind as SnippetKindEnum
@@ -280,7 +281,7 @@ class RecallQuery:
 
 # Each area contributes its own query and mutation fields; the schema merges them.
 Query = merge_types("Query", (RecallQuery, SnippetQuery))
-Mutation = merge_types("Mutation", (MemoryMutation, SnippetMutation))
+Mutation = merge_types("Mutation", (MemoryMutation, SnippetMutation, VerificationMutation))
 
 
 _DOCUMENTS_CACHED = 256

@@ -15,6 +15,7 @@ from metisgraph.graph.schema import SchemaReport, apply_schema
 from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.sandbox import Sandbox
 
 __all__ = ["Services", "connect", "prepare_services"]
 
@@ -42,6 +43,7 @@ class Services:
     embedder: Embedder
     ingestor: Ingestor
     embedded: EmbeddedNeo4j | None
+    sandbox: Sandbox
     readiness: Readiness = field(default_factory=Readiness)
     server: ServerInfo | None = None
     schema: SchemaReport | None = None
@@ -119,4 +121,5 @@ def prepare_services(settings: Settings, embedder: Embedder | None = None) -> Se
     store = GraphStore(driver, settings.neo4j.database)
     embedder = embedder or Embedder(settings.embedding)
     ingestor = Ingestor(store, embedder, batch_size=settings.api.ingest_batch_size)
-    return Services(settings, driver, store, embedder, ingestor, embedded)
+    sandbox = Sandbox(settings.sandbox)
+    return Services(settings, driver, store, embedder, ingestor, embedded, sandbox)

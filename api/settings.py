@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.ingest.embeddings import EmbeddingSettings
+from metisgraph.ingest.sandbox import SandboxSettings
 
 __all__ = ["ApiSettings", "Settings", "load_settings"]
 
@@ -57,6 +58,7 @@ class Settings(BaseModel):
     neo4j: Neo4jSettings
     embedded: EmbeddedNeo4jSettings
     embedding: EmbeddingSettings
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
 
 def load_settings() -> Settings:
@@ -66,4 +68,5 @@ def load_settings() -> Settings:
         neo4j=Neo4jSettings(_env_file=".env"),  # type: ignore[call-arg]
         embedded=EmbeddedNeo4jSettings(_env_file=".env"),  # type: ignore[call-arg]
         embedding=EmbeddingSettings(_env_file=".env"),  # type: ignore[call-arg]
+        sandbox=SandboxSettings(_env_file=".env"),  # type: ignore[call-arg]
     )

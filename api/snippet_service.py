@@ -18,6 +18,7 @@ from metisgraph.graph.snippets import record_outcome, snippet_detail
 from metisgraph.graph.vectors import Vector
 from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
+from metisgraph.ingest.environment.fingerprint import extract_environment
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.sanitize.abstraction import sanitize
 from metisgraph.ingest.snippets.batch import verdict_for
@@ -73,8 +74,11 @@ async def search(
     calls: list[str],
     k: int,
     environment: EnvironmentInput | None,
+    require_verified: bool = False,
 ) -> list[tuple[SnippetHit, Verdict]]:
-    """Snippets for a query and/or structure, each with its verdict for `environment`."""
+    """Snippets for a query and/or structure, each with its verdict for `environment`;
+    with `require_verified`, only those a sandboxed run passed in an environment that
+    does not contradict `environment`."""
     if not 1 <= k <= MAX_K:
         raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
     wanted_imports = _names("imports", imports)
@@ -92,9 +96,22 @@ async def search(
         imports=tuple(wanted_imports),
         calls=tuple(wanted_calls),
         k=k,
+        verified=require_verified,
+        environment=_compatible_with(environment) if require_verified else None,
     )
     hits = await search_snippets(services.store, q, vector_filters=services.vector_filters)
     return [(hit, verdict_for(hit.snippet, environment)) for hit in hits]
+
+
+def _compatible_with(environment: EnvironmentInput | None) -> dict[str, str | None] | None:
+    """The caller's environment as verified ones are matched: normalised like ingest's."""
+    stated = extract_environment((), environment) if environment is not None else None
+    if stated is None:
+        return None
+    version = stated.runtime_version
+    minor = ".".join(version.lstrip("v").split(".")[:2]) if version else None
+    return {"os": stated.os, "arch": stated.arch, "runtime": stated.runtime,
+            "runtime_minor": minor}  # fmt: skip
 
 
 def _names(field: str, values: list[str]) -> list[str]:

@@ -21,7 +21,14 @@ if TYPE_CHECKING:
     from metisgraph.api.schema import EnvironmentInput, FieldError
     from metisgraph.ingest.records import SnippetKind, SnippetRelation
 
-__all__ = ["SnippetMutation", "SnippetQuery", "snippet_view"]
+__all__ = [
+    "SnippetMutation",
+    "SnippetQuery",
+    "VerifiedEnvironment",
+    "environment_record",
+    "environment_view",
+    "snippet_view",
+]
 
 # Shared inputs and enums are defined once, in the schema module that merges this one.
 _SCHEMA = "metisgraph.api.schema"
@@ -162,7 +169,9 @@ class LinkedEpisode:
     created_at: datetime | None
 
 
-@strawberry.type
+@strawberry.type(
+    description="An environment the snippet worked in; a sandboxed pass adds its evidence."
+)
 class VerifiedEnvironment:
     key: str
     os: str | None
@@ -170,6 +179,43 @@ class VerifiedEnvironment:
     arch: str | None
     runtime: str | None
     runtime_version: str | None
+    verified_at: datetime | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    output_tail: str | None = None
+
+
+@strawberry.type(description="The last sandboxed run that failed (redacted).")
+class FailedRun:
+    at: str | None
+    command: str | None
+    exit_code: int | None = strawberry.field(description="Negative: killed by that signal")
+    duration_ms: int | None
+    output_tail: str | None
+    environment_key: str | None
+
+
+def environment_view(row: dict[str, Any]) -> VerifiedEnvironment:
+    """A stored environment (with a VERIFIED_IN's evidence when it has one) as its type."""
+    return VerifiedEnvironment(
+        key=row["key"], os=row.get("os"), os_version=row.get("os_version"), arch=row.get("arch"),
+        runtime=row.get("runtime"), runtime_version=row.get("runtime_version"),
+        verified_at=_native(row.get("verified_at")), command=row.get("command"),
+        exit_code=row.get("exit_code"), duration_ms=row.get("duration_ms"),
+        output_tail=row.get("output_tail"),
+    )  # fmt: skip
+
+
+def _failed_run(entry: str | None) -> FailedRun | None:
+    if not entry:
+        return None
+    run = json.loads(entry)
+    return FailedRun(
+        at=run.get("at"), command=run.get("command"), exit_code=run.get("exit_code"),
+        duration_ms=run.get("duration_ms"), output_tail=run.get("output_tail"),
+        environment_key=run.get("environment"),
+    )  # fmt: skip
 
 
 @strawberry.type
@@ -199,6 +245,7 @@ class SnippetDetail:
     touched: list[TouchedFile]
     notes: list[OutcomeNote]
     compatibility: Compatibility
+    last_failure: FailedRun | None
 
 
 @strawberry.type(description="What happened to a recorded snippet, and the snippet as stored.")
@@ -299,16 +346,13 @@ def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> Snipp
                                 summary=e.get("summary"), task_id=e.get("task_id"),
                                 created_at=_native(e.get("created_at")))
                   for e in row["episodes"]],
-        environments=[VerifiedEnvironment(key=v["key"], os=v.get("os"),
-                                          os_version=v.get("os_version"), arch=v.get("arch"),
-                                          runtime=v.get("runtime"),
-                                          runtime_version=v.get("runtime_version"))
-                      for v in row["environments"]],
+        environments=[environment_view(v) for v in row["environments"]],
         touched=[TouchedFile(path=t["path"], hunks=t.get("hunks"), added=t.get("added"),
                              removed=t.get("removed"), symbols=list(t.get("symbols") or []))
                  for t in row["touched"]],
         notes=_notes(row.get("outcome_notes")),
         compatibility=_compatibility(verdict_for(row, environment)),
+        last_failure=_failed_run(row.get("last_failure")),
     )  # fmt: skip
 
 
@@ -323,7 +367,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _environment(value: Any) -> EnvironmentRecord | None:
+def environment_record(value: Any) -> EnvironmentRecord | None:
     """A GraphQL environment as the record model (which checks it: errors name the field)."""
     return None if value is None else EnvironmentRecord.model_validate(_plain(value))
 
@@ -342,13 +386,20 @@ class SnippetQuery:
         kind: Kind | None = None,
         k: int = 10,
         environment: Environment | None = None,
+        require_verified: Annotated[
+            bool,
+            strawberry.argument(
+                description="Only snippets a sandboxed run verified (verifySnippet), in an "
+                "environment compatible with `environment` when it is given"
+            ),
+        ] = False,
     ) -> list[SnippetHit]:
         services = info.context.ready_services()
         info.context.caller.require(project)
         found = await service.search(
             services, project=project, query=query, language=language,
             kind=_plain(kind), imports=imports or [], calls=calls or [], k=k,
-            environment=_environment(environment),
+            environment=environment_record(environment), require_verified=require_verified,
         )  # fmt: skip
         return [_hit(hit, verdict) for hit, verdict in found]
 
@@ -359,7 +410,7 @@ class SnippetQuery:
         services = info.context.ready_services()
         info.context.caller.require(project)
         row = await service.read_snippet(services, project, id)
-        return None if row is None else _detail(row, _environment(environment))
+        return None if row is None else _detail(row, environment_record(environment))
 
 
 @strawberry.type

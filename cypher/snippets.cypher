@@ -202,7 +202,7 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
-          .outcome_notes} AS snippet,
+          .outcome_notes, .last_failure} AS snippet,
        COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires,
        COLLECT { MATCH (v:Snippet {project: $project, lineage: s.lineage})
@@ -214,9 +214,12 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
                  RETURN {id: e.id, relation: type(r), outcome: e.outcome, summary: e.summary,
                          task_id: e.task_id, created_at: e.created_at}
                  ORDER BY e.created_at DESC, e.id LIMIT 50 } AS episodes,
-       COLLECT { MATCH (s)-[:VERIFIED_IN]->(v:Environment {project: $project})
+       COLLECT { MATCH (s)-[r:VERIFIED_IN]->(v:Environment {project: $project})
                  RETURN {key: v.key, os: v.os, os_version: v.os_version, arch: v.arch,
-                         runtime: v.runtime, runtime_version: v.runtime_version} } AS environments,
+                         runtime: v.runtime, runtime_version: v.runtime_version,
+                         verified_at: r.verified_at, command: r.command, exit_code: r.exit_code,
+                         duration_ms: r.duration_ms, output_tail: r.output_tail}
+                 ORDER BY r.verified_at IS NULL, r.verified_at DESC, v.key } AS environments,
        COLLECT { MATCH (s)-[t:TOUCHES]->(f:File {project: $project})
                  RETURN {path: f.path, hunks: t.hunks, added: t.added, removed: t.removed,
                          symbols: t.symbols} ORDER BY f.path } AS touched
@@ -247,6 +250,25 @@ WHERE size(met) = $needed AND s.recallable = true
   AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
 RETURN s.id AS id, matched, s.success_rate AS success_rate, s.uses AS uses
 ORDER BY coalesce(s.success_rate, -1.0) DESC, s.uses DESC, s.recorded DESC, s.id
+LIMIT $limit
+
+// name: verified_snippets
+// mode: read
+// Snippets a sandboxed run passed (VERIFIED_IN with evidence: links drawn from successful
+// episodes alone have none) in at least one environment that does not contradict the
+// caller's: the same os, arch and runtime where both are known, the runtime's version equal
+// to its minor ($runtime_minor, e.g. '3.11') or within it. Ranked by how reuse went.
+MATCH (s:Snippet {project: $project})-[r:VERIFIED_IN]->(v:Environment {project: $project})
+WHERE r.verified_at IS NOT NULL AND s.recallable = true
+  AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
+  AND ($os IS NULL OR v.os IS NULL OR v.os = $os)
+  AND ($arch IS NULL OR v.arch IS NULL OR v.arch = $arch)
+  AND ($runtime IS NULL OR v.runtime IS NULL OR v.runtime = $runtime)
+  AND ($runtime_minor IS NULL OR v.runtime_version IS NULL
+       OR v.runtime_version = $runtime_minor OR v.runtime_version STARTS WITH $runtime_minor + '.')
+WITH DISTINCT s
+RETURN s.id AS id, s.success_rate AS success_rate
+ORDER BY coalesce(s.success_rate, -1.0) DESC, s.uses DESC, s.id
 LIMIT $limit
 
 // name: vector_snippets

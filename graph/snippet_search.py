@@ -1,6 +1,7 @@
 """Search code memory by meaning and by structure, and say why each snippet matched.
 
-Structure (imports, calls) is a filter: a snippet must have every one asked for. Within it,
+Structure (imports, calls) is a filter: a snippet must have every one asked for; so is
+verification, when asked (a sandboxed pass in a compatible environment). Within them,
 or over the whole project when no structure is asked, meaning (vector) and words (full
 text) rank the candidates, fused by reciprocal rank. Without a query text, structural
 matches rank by how reuse went (that order is reported either way).
@@ -34,6 +35,9 @@ class SnippetSearch:
     imports: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     k: int = 10
+    verified: bool = False  # only snippets a sandboxed run verified (VERIFIED_IN with evidence)
+    # ...in an environment compatible with this one: os, arch, runtime, runtime_minor
+    environment: dict[str, str | None] | None = None
 
     @property
     def structural(self) -> bool:
@@ -58,11 +62,16 @@ async def search_snippets(
     candidates: set[str] | None = None
     if q.structural:
         rows = await _structural(store, q)
-        if not rows:
-            return []
         matched = {r["id"]: r["matched"] for r in rows}
         candidates = set(matched)
         channels["structure"] = [{"id": r["id"], "score": r["success_rate"] or 0.0} for r in rows]
+    if q.verified:
+        verified = {r["id"] for r in await _verified(store, q)}
+        candidates = verified if candidates is None else candidates & verified
+        if "structure" in channels:
+            channels["structure"] = [r for r in channels["structure"] if r["id"] in verified]
+    if candidates is not None and not candidates:
+        return []
     if q.vector is not None:
         channels["semantic"] = await _semantic(store, q, candidates, vector_filters)
     if q.text:
@@ -80,6 +89,23 @@ async def _structural(store: GraphStore, q: SnippetSearch) -> list[Row]:
         needed=len(imports) + len(calls),
         language=q.language,
         kind=q.kind,
+        limit=STRUCTURE_LIMIT,
+    )
+
+
+async def _verified(store: GraphStore, q: SnippetSearch) -> list[Row]:
+    """Snippets verified in the sandbox, where any environment they passed in is compatible
+    with the caller's (no field contradicts it; a runtime version agrees to the minor)."""
+    wanted = q.environment or {}
+    return await store.run(
+        "verified_snippets",
+        project=q.project,
+        language=q.language,
+        kind=q.kind,
+        os=wanted.get("os"),
+        arch=wanted.get("arch"),
+        runtime=wanted.get("runtime"),
+        runtime_minor=wanted.get("runtime_minor"),
         limit=STRUCTURE_LIMIT,
     )
 

@@ -178,6 +178,7 @@ def test_tokens_guard_every_operation(token_client: Any) -> None:
         'mutation { forget(project: "team-b") { deleted } }',
         'mutation { recordOutcome(project: "team-b", memoryId: "x", success: true) { uses } }',
         '{ searchSnippets(project: "team-b", calls: ["read_sql"]) { score } }',
+        'mutation { verifySnippet(project: "team-b", snippetId: "x") { status } }',
         '{ recall(project: "team-a", query: "x", context: {projects: ["team-b"]}) { abstained } }',
     ]
     for operation in operations:
