@@ -258,6 +258,15 @@ async def test_an_over_long_run_is_killed_at_the_time_limit(
     assert state["failures"] == 1 and json.loads(state["last_failure"])["exit_code"] is None
 
 
+async def test_closing_its_output_does_not_stop_the_clock(settings: SandboxSettings) -> None:
+    quick = settings.model_copy(update={"timeout_s": 1.5})
+    started = time.monotonic()
+    run = await Sandbox(quick).run({}, "echo going quiet; exec >/dev/null 2>&1; sleep 600")
+    assert run.timed_out and run.exit_code is None and run.output == "going quiet\n"
+    assert time.monotonic() - started < 6
+    assert _processes_of(quick.uid) == []
+
+
 async def test_memory_over_the_limit_is_refused_to_the_process(
     store: GraphStore, embedder: Any, project: str, settings: SandboxSettings
 ) -> None:

@@ -160,7 +160,8 @@ async def _watch(process: asyncio.subprocess.Process, settings: SandboxSettings)
     deadline = started + settings.timeout_s
     while chunk := await _read(process.stdout, deadline):
         tail.add(chunk)
-    timed_out = chunk is None
+    # The end of the output is not the end of the run: it may close its output and go on.
+    timed_out = chunk is None or not await _exits_by(process, deadline)
     if timed_out:
         await _stop(process)
     await process.wait()
@@ -175,6 +176,14 @@ async def _read(stream: asyncio.StreamReader, deadline: float) -> bytes | None:
         return await asyncio.wait_for(stream.read(_CHUNK), max(0.0, deadline - time.monotonic()))
     except TimeoutError:
         return None
+
+
+async def _exits_by(process: asyncio.subprocess.Process, deadline: float) -> bool:
+    try:
+        await asyncio.wait_for(process.wait(), max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        return False
+    return True
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:
