@@ -201,6 +201,25 @@ class ForgetResult:
 REVIEW_STATUSES = ("approved", "rejected", "pending", "unreviewed")
 
 
+def _forget_target(episode_id: str | None, task_id: str | None) -> tuple[str, str, str]:
+    """The named query, the argument and the id that one forget call names; else a UserError.
+
+    An empty id must never widen what is deleted: it is refused, like a missing one.
+    """
+    given = {"episodeId": episode_id, "taskId": task_id}
+    for argument, value in given.items():
+        if value is not None and not value.strip():
+            raise UserError(f"{argument}: must not be empty")
+    named = [(argument, value) for argument, value in given.items() if value is not None]
+    if len(named) != 1:
+        raise UserError(
+            "give episodeId or taskId (one, not both); to forget a whole project use "
+            "forgetProject(project, confirm) with the project's name as confirmation"
+        )
+    argument, ident = named[0]
+    return ("forget_episode" if argument == "episodeId" else "forget_task"), argument, ident
+
+
 @strawberry.type
 class MemoryMutation:
     @strawberry.mutation(description="Approve, reject or hold an episode or a snippet.")
@@ -225,7 +244,10 @@ class MemoryMutation:
             raise UserError(f"no episode or snippet {memory_id!r} in project {project!r}")
         return ReviewResult(id=rows[0]["id"], kind=rows[0]["kind"], status=rows[0]["status"])
 
-    @strawberry.mutation(description="Forget an episode, a task with its episodes, or a project.")
+    @strawberry.mutation(
+        description="Forget one episode (episodeId) or one task with its episodes (taskId). "
+        "An id that names nothing is an error; forgetProject forgets a whole project."
+    )
     async def forget(
         self,
         info: Info,
@@ -235,15 +257,32 @@ class MemoryMutation:
     ) -> ForgetResult:
         services = info.context.ready_services()
         info.context.caller.require(project)
-        if episode_id and task_id:
-            raise UserError("give episodeId or taskId, not both (neither forgets the project)")
-        if episode_id:
-            rows = await services.store.run("forget_episode", project=project, id=episode_id)
-        elif task_id:
-            rows = await services.store.run("forget_task", project=project, id=task_id)
-        else:
-            rows = await services.store.run("forget_project", project=project)
-        return ForgetResult(deleted=sum(int(r["deleted"]) for r in rows))
+        query, argument, ident = _forget_target(episode_id, task_id)
+        rows = await services.store.run(query, project=project, id=ident)
+        deleted = sum(int(r["deleted"]) for r in rows)
+        if not deleted:
+            raise UserError(f"{argument}: no {argument[:-2]} {ident!r} in project {project!r}")
+        return ForgetResult(deleted=deleted)
+
+    @strawberry.mutation(
+        description="Forget a whole project: every memory in it, with its links. `confirm` "
+        "must repeat the project's name."
+    )
+    async def forget_project(self, info: Info, project: str, confirm: str) -> ForgetResult:
+        services = info.context.ready_services()
+        info.context.caller.require(project)
+        if not project.strip():
+            raise UserError("project: must not be blank")
+        if confirm != project:
+            raise UserError(
+                f"confirm: must repeat the project's name exactly ({project!r}) to forget "
+                "the whole project; nothing was deleted"
+            )
+        rows = await services.store.run("forget_project", project=project)
+        deleted = sum(int(r["deleted"]) for r in rows)
+        if not deleted:
+            raise UserError(f"project: nothing stored in project {project!r}")
+        return ForgetResult(deleted=deleted)
 
     @strawberry.mutation(description="Record one episode; validated and sanitized like a file.")
     async def record_episode(self, info: Info, input: EpisodeInput) -> RecordResult:
