@@ -240,6 +240,7 @@ async def recall_for(services: Services, q: Question) -> dict[str, Any]:
                     "trust": hit.trust,
                     "contributions": hit.contributions,
                     "relevance": hit.relevance,
+                    "dropped": hit.dropped,
                 },
                 "errors": hit.errors,
                 "snippets": _plain(result.snippets.get(key, [])),
@@ -251,5 +252,6 @@ async def recall_for(services: Services, q: Question) -> dict[str, Any]:
         "conflicts": [vars(c) for c in result.outcome.conflicts],
         "abstained": result.outcome.abstained,
         "reason": result.outcome.reason,
+        "warnings": [vars(w) for w in result.outcome.warnings],
         "timings": result.outcome.timings,
     }

@@ -162,6 +162,10 @@ class Why:
     trust_adjustment: float
     channels: list[ChannelScore]
     trust: list[TrustFactor]
+    dropped: list[str] = strawberry.field(
+        description="Channels that failed for this question: the ranking lacks their evidence "
+        "(RecallResult.warnings says why)"
+    )
 
 
 @strawberry.type
@@ -186,6 +190,12 @@ class Conflict:
     similarity: float
 
 
+@strawberry.type(description="A channel dropped from the question: the others answered.")
+class RecallWarning:
+    channel: str
+    reason: str
+
+
 @strawberry.type
 class RecallResult:
     hits: list[RecallHit]
@@ -193,6 +203,9 @@ class RecallResult:
     abstained: bool
     reason: str | None = strawberry.field(description="Why nothing was returned, when abstained")
     timings: JSON
+    warnings: list[RecallWarning] = strawberry.field(
+        description="Channels that failed and were dropped; the hits come from the others"
+    )
 
 
 def _native(value: Any) -> Any:
@@ -294,6 +307,7 @@ def _why(hit: Hit) -> Why:
         trust_adjustment=hit.score - hit.relevance,
         channels=channels,
         trust=trust,
+        dropped=hit.dropped,
     )
 
 
@@ -394,4 +408,5 @@ async def run_recall(
         abstained=outcome.abstained,
         reason=outcome.reason,
         timings=cast(JSON, outcome.timings),
+        warnings=[RecallWarning(channel=w.channel, reason=w.reason) for w in outcome.warnings],
     )

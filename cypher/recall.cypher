@@ -30,6 +30,16 @@ RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
 ORDER BY score DESC
 LIMIT $limit
 
+// name: vector_episodes_live
+// mode: read
+// Whether any recallable episode of the projects passes the filters and has a vector in the
+// index's property ($property). A vector index that holds deletions fails a filtered search
+// that matches no live vector (Neo4j 2026.08, issue 12): such a search has nothing to find.
+RETURN EXISTS {
+  MATCH (e:Episode)
+  WHERE e.project IN $projects AND e.recallable = true AND e[$property] IS NOT NULL {{filters}}
+} AS live
+
 // name: fulltext_episodes
 // mode: read
 // $text already holds +scope:(...) so Lucene filters by project inside the index.
@@ -56,6 +66,29 @@ CALL (project) {
     SCORE AS score
   WITH r, 2 * score - 1 AS similarity WHERE similarity >= $min_similarity
   RETURN r, similarity
+}
+WITH r, max(similarity) AS similarity
+MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+WHERE e.project = r.project AND e.recallable = true {{filters}}
+WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
+RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
+ORDER BY score DESC
+LIMIT $limit
+
+// name: error_episodes_overfetch
+// mode: read
+// error_episodes when the filtered search fails: the unfiltered index over-fetched
+// ($fetch templates), filtered by project after.
+UNWIND $projects AS project
+CALL (project) {
+  UNWIND $keys AS key
+  MATCH (r:Error {project: project, key: key})
+  RETURN r, 1.0 AS similarity
+  UNION
+  CALL db.index.vector.queryNodes('error_embedding', $fetch, $vector) YIELD node AS r, score
+  WITH r, 2 * score - 1 AS similarity
+  WHERE r.project = project AND similarity >= $min_similarity
+  RETURN r, similarity ORDER BY similarity DESC LIMIT 5
 }
 WITH r, max(similarity) AS similarity
 MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import re
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from neo4j.exceptions import Neo4jError
+
+from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.cypher import query
 from metisgraph.graph.fusion import Candidate, ranked
 from metisgraph.graph.recall_settings import RecallSettings
@@ -18,6 +22,8 @@ from metisgraph.graph.store import GraphStore
 __all__ = [
     "ALL_OUTCOMES",
     "RECALLABLE_REVIEW",
+    "ChannelAnswers",
+    "ChannelFailure",
     "ChannelQuery",
     "EnvironmentQuery",
     "RecallFilters",
@@ -30,6 +36,8 @@ __all__ = [
     "project_scope",
 ]
 
+log = logging.getLogger("metisgraph.recall")
+
 ALL_OUTCOMES = ("success", "failure", "partial", "unknown")
 RECALLABLE_REVIEW = ("unreviewed", "pending", "approved")
 _EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
@@ -39,6 +47,13 @@ _VECTOR_INDEXES = {
     "title": "episode_title_embedding",
     "context": "episode_context_embedding",
 }
+_VECTOR_PROPERTIES = {
+    "episode_embedding": "embedding",
+    "episode_title_embedding": "title_embedding",
+    "episode_context_embedding": "context_embedding",
+}
+_ERROR_OVERFETCH = 4  # error templates fetched per candidate asked, filtered after
+_REASON_CHARS = 300
 _TEXT_INDEXES = {"fulltext": "episode_text", "context_text": "episode_context"}
 _INDEX_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
@@ -171,6 +186,25 @@ class ChannelQuery:
     params: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class ChannelFailure:
+    """A channel that could not answer a question, and why (the Neo4j error code and text)."""
+
+    channel: str
+    reason: str
+
+
+@dataclass
+class ChannelAnswers:
+    """Each answering channel's candidates, and the channels dropped from the question."""
+
+    candidates: dict[str, list[Candidate]]
+    failures: list[ChannelFailure] = field(default_factory=list)
+
+
+Answers = tuple[dict[str, list[dict[str, Any]]], list[ChannelFailure]]
+
+
 def _vector_query(channel: str, vector: list[float], limit: int, in_index: bool) -> ChannelQuery:
     index = _VECTOR_INDEXES[channel]
     if in_index:
@@ -270,18 +304,21 @@ async def _widen(
         if len(rows) >= limit:
             break
         fetch *= 4
-        params = {"projects": list(req.projects), **req.filters.params(), **q.params}
-        text = _text(q.name, q.index, req.filters)
-        rows = await store.run_text(text, params | {"fetch": fetch}, read=True)
+        rows = await _run_alone(store, req, replace(q, params=q.params | {"fetch": fetch}))
     return rows
 
 
-async def _ask(
+async def _run_alone(
+    store: GraphStore, req: RecallRequest, q: ChannelQuery
+) -> list[dict[str, Any]]:
+    """One channel's query on its own, with its own parameter names."""
+    params = {"projects": list(req.projects), **req.filters.params(), **q.params}
+    return await store.run_text(_text(q.name, q.index, req.filters), params, read=True)
+
+
+async def _ask_together(
     store: GraphStore, req: RecallRequest, plan: dict[str, ChannelQuery]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The plan's channels in one round trip (none when nothing is asked)."""
-    if not plan:
-        return {}
     text, params = combined(plan, req)
     by_channel: dict[str, list[dict[str, Any]]] = {channel: [] for channel in plan}
     for row in await store.run_text(text, params, read=True):
@@ -290,14 +327,80 @@ async def _ask(
     return by_channel
 
 
-async def lexical_channels(store: GraphStore, req: RecallRequest) -> dict[str, list[Candidate]]:
+async def _vector_fallback(
+    store: GraphStore, req: RecallRequest, channel: str, q: ChannelQuery
+) -> list[dict[str, Any]]:
+    """A filtered vector search Neo4j could not answer, answered another way.
+
+    Once a vector index holds deletions, Neo4j 2026.08 fails a filtered search whose filter
+    matches no live vector (issue 12). When no live episode passes the filters the answer
+    is empty; otherwise the unfiltered index is over-fetched and filtered after.
+    """
+    assert q.index is not None
+    live = await _run_alone(
+        store,
+        req,
+        ChannelQuery("vector_episodes_live", q.index, {"property": _VECTOR_PROPERTIES[q.index]}),
+    )
+    COUNTERS.increment("vector_search_fallbacks", index=q.index)
+    if not live[0]["live"]:
+        return []
+    wide = _vector_query(channel, q.params["vector"], q.params["limit"], in_index=False)
+    return await _widen(store, req, wide, await _run_alone(store, req, wide))
+
+
+async def _answer_alone(
+    store: GraphStore, req: RecallRequest, channel: str, q: ChannelQuery
+) -> list[dict[str, Any]] | ChannelFailure:
+    """One channel asked alone; its rows, or why it could not answer."""
+    try:
+        return (await _ask_together(store, req, {channel: q}))[channel]
+    except Neo4jError as error:
+        failed = error
+    try:
+        if q.name == "vector_episodes":
+            return await _vector_fallback(store, req, channel, q)
+        if q.name == "error_episodes":
+            COUNTERS.increment("vector_search_fallbacks", index="error_embedding")
+            fetch = q.params["limit"] * _ERROR_OVERFETCH
+            return await _run_alone(
+                store,
+                req,
+                replace(q, name="error_episodes_overfetch", params=q.params | {"fetch": fetch}),
+            )
+    except Neo4jError as error:
+        failed = error
+    COUNTERS.increment("recall_channels_dropped", channel=channel)
+    log.warning("recall channel %s dropped: %s", channel, failed.code)
+    return ChannelFailure(channel, f"{failed.code}: {(failed.message or '')[:_REASON_CHARS]}")
+
+
+async def _ask(store: GraphStore, req: RecallRequest, plan: dict[str, ChannelQuery]) -> Answers:
+    """The plan's channels in one round trip (none when nothing is asked).
+
+    When that query fails, each channel is asked alone: the ones that answer keep their
+    candidates, a failing vector search is answered another way, and a channel that still
+    fails is dropped and named with its reason. One channel never fails the question.
+    """
+    if not plan:
+        return {}, []
+    try:
+        return await _ask_together(store, req, plan), []
+    except Neo4jError:
+        pass
+    answers = await asyncio.gather(*(_answer_alone(store, req, c, q) for c, q in plan.items()))
+    rows = {c: a for c, a in zip(plan, answers, strict=True) if not isinstance(a, ChannelFailure)}
+    return rows, [a for a in answers if isinstance(a, ChannelFailure)]
+
+
+async def lexical_channels(store: GraphStore, req: RecallRequest) -> ChannelAnswers:
     """The channels that need no vector, in one round trip.
 
     They can be asked while the question is still being embedded (the request's vectors
     are not read): the server answers them on the core the model leaves free.
     """
-    plan = _lexical_plan(req, _limit(req))
-    return _candidates(req, await _ask(store, req, plan))
+    rows, failures = await _ask(store, req, _lexical_plan(req, _limit(req)))
+    return ChannelAnswers(_candidates(req, rows), failures)
 
 
 async def gather_channels(
@@ -305,9 +408,10 @@ async def gather_channels(
     req: RecallRequest,
     *,
     in_index: bool = True,
-    lexical: Awaitable[dict[str, list[Candidate]]] | None = None,
-) -> dict[str, list[Candidate]]:
-    """Run every channel that has something to ask; their candidates.
+    lexical: Awaitable[ChannelAnswers] | None = None,
+) -> ChannelAnswers:
+    """Run every channel that has something to ask; their candidates, and the channels that
+    could not answer (dropped, with the reason).
 
     Two round trips side by side whatever the number of channels: each round trip costs the
     driver and the network their fixed share, and channel queries sent one by one would
@@ -317,15 +421,15 @@ async def gather_channels(
     """
     limit = _limit(req)
     dense = _dense_plan(req, limit, in_index)
-    found: dict[str, list[dict[str, Any]]]
-    by_lexical: dict[str, list[Candidate]]
-    found, by_lexical = await asyncio.gather(
+    (found, failures), by_lexical = await asyncio.gather(
         _ask(store, req, dense), lexical or lexical_channels(store, req)
     )
     for channel, q in dense.items():
-        if "fetch" in q.params and q.name.startswith("vector"):
+        if channel in found and "fetch" in q.params and q.name.startswith("vector"):
             found[channel] = await _widen(store, req, q, found[channel])
-    return _candidates(req, found) | by_lexical
+    return ChannelAnswers(
+        _candidates(req, found) | by_lexical.candidates, failures + by_lexical.failures
+    )
 
 
 def _candidates(

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from metisgraph.graph.channels import RecallRequest, gather_channels
+from metisgraph.graph.channels import ChannelAnswers, ChannelFailure, RecallRequest, gather_channels
 from metisgraph.graph.conflicts import Conflict, find_conflicts
-from metisgraph.graph.fusion import Candidate, Fused, fuse
+from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
@@ -46,6 +46,7 @@ class Hit:
     next: dict[str, Any] | None = None
     flagged: list[str] = field(default_factory=list)
     snippets: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # channels that could not be asked
 
 
 @dataclass
@@ -56,6 +57,7 @@ class RecallOutcome:
     reason: str | None
     timings: dict[str, float]
     candidates: int
+    warnings: list[ChannelFailure] = field(default_factory=list)  # channels dropped, and why
 
 
 def _native(value: Any) -> Any:
@@ -115,7 +117,7 @@ async def recall(
     req: RecallRequest,
     *,
     in_index: bool = True,
-    lexical: Awaitable[dict[str, list[Candidate]]] | None = None,
+    lexical: Awaitable[ChannelAnswers] | None = None,
 ) -> RecallOutcome:
     """Answer a recall request; the hits carry why they ranked where they did.
 
@@ -123,9 +125,9 @@ async def recall(
     (``graph.channels.lexical_channels``, started while the question was embedded).
     """
     started = time.perf_counter()
-    channels = await gather_channels(store, req, in_index=in_index, lexical=lexical)
+    answers = await gather_channels(store, req, in_index=in_index, lexical=lexical)
     timings = {"channels_ms": (time.perf_counter() - started) * 1000}
-    fused = fuse(channels, req.settings)
+    fused = fuse(answers.candidates, req.settings)
     fused = [
         f
         for f in fused
@@ -141,8 +143,10 @@ async def recall(
     by_key = {(r["project"], r["id"]): r for r in rows}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
+    dropped = sorted(f.channel for f in answers.failures)
     for hit in hits:
         hit.snippets = snippets.get((hit.episode["project"], hit.episode["id"]), [])
+        hit.dropped = dropped
     hits.sort(key=lambda h: -h.score)
     hits = hits[: req.k]
     reason = _abstain(hits, req)
@@ -159,4 +163,5 @@ async def recall(
         reason=reason,
         timings=timings,
         candidates=len(fused),
+        warnings=answers.failures,
     )

@@ -13,7 +13,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from neo4j.exceptions import Neo4jError
+
 from metisgraph.graph.channels import lucene_query, project_scope
+from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.store import GraphStore
 
@@ -128,9 +131,14 @@ async def _semantic(
         "kind_to": q.kind or _LAST_CODE_POINT,
     }
     if vector_filters:
-        return await store.run(
-            "vector_snippets", project=q.project, vector=q.vector, limit=_fetch(q), **bounds
-        )
+        try:
+            return await store.run(
+                "vector_snippets", project=q.project, vector=q.vector, limit=_fetch(q), **bounds
+            )
+        except Neo4jError:
+            # Once the index holds deletions, Neo4j 2026.08 fails a filtered search that
+            # matches no live vector (issue 12): the unfiltered index, filtered after.
+            COUNTERS.increment("vector_search_fallbacks", index="snippet_embedding")
     return await store.run(
         "vector_snippets_overfetch",
         project=q.project,
