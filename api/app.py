@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TypedDict
 
 import anyio
+from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -21,6 +22,7 @@ from metisgraph.api.context import Context
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
+from metisgraph.graph.counters import COUNTERS
 from metisgraph.ingest.embeddings import Embedder
 
 __all__ = ["create_app"]
@@ -133,7 +135,7 @@ async def readyz(request: Request) -> Response:
     services: Services = request.state.services
     readiness = services.readiness
     reachable = await services.store.ping() if readiness.neo4j else False
-    body = {
+    body: dict[str, Any] = {
         "ready": readiness.ready and reachable,
         "neo4j": reachable,
         "schema": readiness.schema,
@@ -142,7 +144,23 @@ async def readyz(request: Request) -> Response:
         "error": readiness.error,
         "startup_s": {k: round(v, 2) for k, v in readiness.timings.items()},
     }
+    if body["ready"]:
+        body["vector_indexes"] = await _vector_indexes(services)
+    body["counters"] = [
+        {"name": n, "labels": labels, "value": v} for n, labels, v in COUNTERS.snapshot()
+    ]
     return JSONResponse(body, status_code=200 if body["ready"] else 503)
+
+
+async def _vector_indexes(services: Services) -> dict[str, Any] | None:
+    """Each vector index's probe. A failing index leaves recall answering (its channel
+    works round it or is dropped), so it does not make the service unready."""
+    try:
+        health = await services.vector_health()
+    except (Neo4jError, DriverError) as exc:  # Neo4j went away since the ping
+        log.warning("vector index probe not answered: %s", type(exc).__name__)
+        return None
+    return {n: {"healthy": h.healthy, "error": h.error} for n, h in health.items()}
 
 
 def _tokens(settings: Settings) -> TokenTable | None:

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +20,7 @@ from metisgraph.api import cli_errors, cli_eval, cli_snippets
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
+from metisgraph.graph.vector_health import IndexHealth, RepairFailed, repair_vector_index
 
 __all__ = ["app", "main", "open_services"]
 
@@ -168,6 +169,68 @@ def schema_apply() -> None:
             )
 
     asyncio.run(run())
+
+
+@schema_app.command("repair")
+def schema_repair(
+    index: Annotated[
+        str | None,
+        typer.Option("--index", help="Rebuild this vector index (default: those that fail)"),
+    ] = None,
+) -> None:
+    """Probe the vector indexes; rebuild the failing ones (or --index) online, with progress.
+
+    Exit 1 when a rebuilt index still fails, 2 when --index names none of ours.
+    """
+
+    async def run() -> bool:
+        async with open_services() as services:
+            ours = services.vector_indexes()
+            if index is not None and index not in ours:
+                err.print(f"[red]--index {index}: not a vector index of ours ({', '.join(ours)})")
+                raise typer.Exit(2)
+            before = await services.vector_health()
+            _print_health(before)
+            targets = [index] if index else [n for n, h in before.items() if not h.healthy]
+            for name in targets:
+                try:
+                    await repair_vector_index(
+                        services.store,
+                        name,
+                        services.embedder.dimension,
+                        vector_filters=services.vector_filters,
+                        on_progress=_population_report(name),
+                    )
+                except RepairFailed as exc:
+                    err.print(f"[red]{exc}")
+                    return False
+            if not targets:
+                out.print("every vector index answers; nothing to rebuild")
+                return True
+            after = await services.vector_health()
+            _print_health(after)
+            return all(after[name].healthy for name in targets)
+
+    if not asyncio.run(run()):
+        raise typer.Exit(1)
+
+
+def _print_health(health: dict[str, IndexHealth]) -> None:
+    for name, h in health.items():
+        state = "[green]answers[/]" if h.healthy else f"[red]fails[/] {h.error}"
+        out.print(f"{name:28} {state}", highlight=False)
+
+
+def _population_report(name: str) -> Callable[[float], None]:
+    """A line each time the population percent moves: readable in a terminal and a log."""
+    shown: list[float] = []
+
+    def report(percent: float) -> None:
+        if not shown or percent != shown[-1]:
+            err.print(f"rebuild {name}: {percent:.0f}% populated", highlight=False)
+            shown.append(percent)
+
+    return report
 
 
 @schema_app.command("export")

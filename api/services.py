@@ -11,8 +11,9 @@ from neo4j import AsyncDriver
 
 from metisgraph.api.settings import Settings
 from metisgraph.graph.embedded import EmbeddedNeo4j
-from metisgraph.graph.schema import SchemaReport, apply_schema
+from metisgraph.graph.schema import SchemaReport, apply_schema, vector_index_statements
 from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
+from metisgraph.graph.vector_health import IndexHealth, probe_vector_indexes
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.ingestor import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
@@ -86,6 +87,15 @@ class Services:
             self.server.edition,
             self.embedder.settings.model,
         )
+
+    def vector_indexes(self) -> dict[str, str]:
+        """Our vector indexes, by name, with the statement that creates each."""
+        return vector_index_statements(self.embedder.dimension, vector_filters=self.vector_filters)
+
+    async def vector_health(self) -> dict[str, IndexHealth]:
+        """Probe every vector index of ours with a filtered search that must answer."""
+        wanted = list(self.vector_indexes())
+        return await probe_vector_indexes(self.store, wanted, filtered=self.vector_filters)
 
     async def load_demo(self) -> None:
         """Ingest the demo memory shipped with the package (idempotent)."""

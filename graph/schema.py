@@ -9,7 +9,13 @@ from metisgraph.graph.channels import project_scope
 from metisgraph.graph.cypher import schema_statements
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["SchemaMismatch", "SchemaReport", "apply_schema", "schema_for"]
+__all__ = [
+    "SchemaMismatch",
+    "SchemaReport",
+    "apply_schema",
+    "schema_for",
+    "vector_index_statements",
+]
 
 _WITH_FILTERS = re.compile(r"\bWITH\s*\[[^\]]*\]\s*(?=OPTIONS)", re.IGNORECASE)
 _INDEX = re.compile(
@@ -41,6 +47,16 @@ def schema_for(dimensions: int, *, vector_filters: bool) -> list[str]:
             # Before 2026.02 vector indexes take no filter properties; recall over-fetches instead.
             text = _WITH_FILTERS.sub("", text).removeprefix("CYPHER 25").strip()
         out.append(text)
+    return out
+
+
+def vector_index_statements(dimensions: int, *, vector_filters: bool) -> dict[str, str]:
+    """Our vector indexes, by name, each with the statement that creates it."""
+    out = {}
+    for statement in schema_for(dimensions, vector_filters=vector_filters):
+        match = _INDEX.search(statement)
+        if match and re.search(r"\bVECTOR\s+INDEX\b", statement, re.IGNORECASE):
+            out[match.group(1)] = statement
     return out
 
 
