@@ -114,6 +114,13 @@ def retrieval(
     except RetrievalSetError as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
+    failures = result.get("failures")
+    if isinstance(failures, list) and failures:
+        err.print(
+            f"[yellow]{len(failures)} question(s) failed and count as misses:", highlight=False
+        )
+        for failure in failures[:20]:
+            err.print(f"  {failure['id']}: {failure['error']}", highlight=False)
     ingest = result.get("ingest")
     if isinstance(ingest, dict) and ingest.get("refused"):
         err.print(

@@ -2,7 +2,9 @@
 
 The corpus goes through the normal ingest pipeline into a fresh project namespace; each
 query goes through the same recall code as the API (``recall_service.answer``), with the
-query's own record excluded. Nothing here knows which set it reads.
+query's own record excluded. Nothing here knows which set it reads. A question that fails
+is reported and scored as a miss, and the run goes on; every project the corpus wrote is
+removed afterwards.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 from metisgraph.api.recall_service import Question, answer
 from metisgraph.api.services import Services
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
-from metisgraph.ingest.records import EpisodeRecord
 
 __all__ = ["EvalQuery", "RetrievalReport", "evaluate_retrieval", "load_queries", "metrics"]
 
@@ -50,10 +51,13 @@ class RetrievalReport:
     latency_ms: dict[str, float]
     ingest: dict[str, int] = field(default_factory=dict)
     abstained: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)  # {id, error}: scored as misses
 
     def as_json(self) -> dict[str, Any]:
         return {
             "n": self.n,
+            "failed": len(self.failures),
+            "failures": self.failures,
             **{f"recall@{k}": round(v, 4) for k, v in self.recall.items()},
             "mrr@10": round(self.mrr10, 4),
             "ndcg@10": round(self.ndcg10, 4),
@@ -143,11 +147,15 @@ def metrics(ranked: list[str], relevant: frozenset[str]) -> dict[str, float]:
     return out
 
 
-def _renamed(items: Iterator[Parsed | Refused], namespace: str) -> Iterator[Parsed | Refused]:
+def _renamed(
+    items: Iterator[Parsed | Refused], namespace: str, created: set[str]
+) -> Iterator[Parsed | Refused]:
+    """Every record moved into the namespace; each project it writes is added to ``created``."""
     for item in items:
-        if isinstance(item, Parsed) and isinstance(item.record, EpisodeRecord):
-            record = item.record.model_copy(update={"project": namespace + item.record.project})
-            yield Parsed(record, item.ref)
+        if isinstance(item, Parsed) and isinstance(getattr(item.record, "project", None), str):
+            project = namespace + item.record.project
+            created.add(project)
+            yield Parsed(item.record.model_copy(update={"project": project}), item.ref)
         else:
             yield item
 
@@ -166,6 +174,7 @@ class _Tally:
     totals: dict[str, float] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
     abstained: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, ranked: list[str], relevant: frozenset[str], ms: float, abstained: bool) -> None:
         for name, value in metrics(ranked, relevant).items():
@@ -204,7 +213,12 @@ async def _ask_all(
             preset=preset,
         )
         started = time.perf_counter()
-        result = await answer(services, question)
+        try:
+            result = await answer(services, question)
+        except Exception as exc:  # one question's failure is reported; the run goes on
+            tally.failures.append({"id": q.id, "error": f"{type(exc).__name__}: {exc}"[:500]})
+            tally.add([], q.relevant, (time.perf_counter() - started) * 1000, False)
+            continue
         ranked = [h.episode["id"] for h in result.outcome.hits]
         ms = (time.perf_counter() - started) * 1000
         tally.add(ranked, q.relevant, ms, result.outcome.abstained)
@@ -226,14 +240,15 @@ async def evaluate_retrieval(
     # A fixed namespace with keep=True lets a second run skip the embedding work: the
     # pipeline sees unchanged content and writes nothing.
     namespace = namespace or f"eval-{uuid.uuid4().hex[:8]}-"
-    summary = await services.ingestor.ingest(
-        _renamed(read_path(corpus, format="corpus"), namespace)
-    )
+    created: set[str] = set()
     try:
+        summary = await services.ingestor.ingest(
+            _renamed(read_path(corpus, format="corpus"), namespace, created)
+        )
         tally = await _ask_all(services, queries, namespace, k, preset)
     finally:
-        if not keep:
-            for project in {namespace + q.project for q in queries}:
+        if not keep:  # every project the corpus wrote, asked about or not
+            for project in sorted(created):
                 await services.store.run("forget_project", project=project)
     n = len(queries) or 1
     return RetrievalReport(
@@ -247,4 +262,5 @@ async def evaluate_retrieval(
         },
         ingest=summary.as_dict(),
         abstained=tally.abstained,
+        failures=tally.failures,
     )

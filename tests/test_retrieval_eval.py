@@ -4,13 +4,14 @@ these tests: ingest through the normal path, recall as the API does, the own rec
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
 from neo4j import GraphDatabase
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from metisgraph.api import cli_eval
 from metisgraph.api.retrieval_eval import metrics
@@ -67,13 +68,18 @@ def test_eval_retrieval_prints_the_figures_as_json(
     assert 0.5 <= report["mrr@10"] <= 1.0
 
 
-def _episodes(settings: Neo4jSettings, prefix: str) -> int:
+EPISODES_UNDER = "MATCH (e:Episode) WHERE e.project STARTS WITH $prefix RETURN count(e) AS n"
+# Every node of any label whose project (or name, for Project nodes) has the prefix.
+NODES_UNDER = (
+    "MATCH (n) WHERE n.project STARTS WITH $prefix "
+    "OR (n:Project AND n.name STARTS WITH $prefix) RETURN count(n) AS n"
+)
+
+
+def _count(settings: Neo4jSettings, cypher: str, prefix: str) -> int:
     password = settings.password.get_secret_value() if settings.password else ""
     with GraphDatabase.driver(settings.uri or "", auth=("neo4j", password)) as driver:
-        records, _, _ = driver.execute_query(
-            "MATCH (e:Episode) WHERE e.project STARTS WITH $prefix RETURN count(e) AS n",
-            prefix=prefix,
-        )
+        records, _, _ = driver.execute_query(cypher, prefix=prefix)
     return int(records[0]["n"])
 
 
@@ -87,9 +93,9 @@ def test_eval_retrieval_keeps_nothing_unless_asked(
     namespace = f"{project}-"
     args = ["eval", "retrieval", _set(fixtures_dir, "small"), "--json", "--namespace", namespace]
     assert runner.invoke(cli, args).exit_code == 0
-    assert _episodes(neo4j_settings, namespace) == 0
+    assert _count(neo4j_settings, EPISODES_UNDER, namespace) == 0
     assert runner.invoke(cli, [*args, "--keep"]).exit_code == 0
-    assert _episodes(neo4j_settings, namespace) == 8
+    assert _count(neo4j_settings, EPISODES_UNDER, namespace) == 8
 
 
 def test_eval_retrieval_names_the_bad_line(
@@ -129,3 +135,59 @@ def test_eval_retrieval_refuses_a_folder_without_the_set(
     result = runner.invoke(cli, ["eval", "retrieval", str(tmp_path)])
     assert result.exit_code == 1
     assert "corpus.jsonl: missing" in result.stderr
+
+
+@pytest.fixture
+def run_extended(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path, project: str
+) -> Callable[[list[dict[str, Any]], list[dict[str, Any]]], tuple[Result, str]]:
+    """Run the small set plus extra corpus records and queries under a namespace of the
+    test's own; the result and the namespace."""
+
+    def run(corpus: list[dict[str, Any]], queries: list[dict[str, Any]]) -> tuple[Result, str]:
+        small = Path(_set(fixtures_dir, "small"))
+        folder = tmp_path / "set"
+        folder.mkdir()
+        for name, extra in (("corpus.jsonl", corpus), ("queries.jsonl", queries)):
+            lines = "".join(json.dumps(r) + "\n" for r in extra)
+            (folder / name).write_text((small / name).read_text() + lines)
+        namespace = f"{project}-"
+        args = ["eval", "retrieval", str(folder), "--json", "--namespace", namespace]
+        return runner.invoke(cli, args), namespace
+
+    return run
+
+
+def test_eval_retrieval_removes_every_project_it_created(
+    run_extended: Any, neo4j_settings: Neo4jSettings
+) -> None:
+    """Corpus projects no question asks about are removed too, not only the asked ones."""
+    unasked = [
+        {"id": f"ops{n}", "project": "ops", "kind": "bug_report", "title": f"Disk alert {n}",
+         "text": f"The disk of build agent {n} filled up with old layers", "error": None,
+         "code": None, "created_at": "2025-03-01T10:00:00Z", "tags": []}
+        for n in range(2)
+    ]  # fmt: skip
+    result, namespace = run_extended(unasked, [])
+    assert result.exit_code == 0, result.output
+    assert _count(neo4j_settings, NODES_UNDER, namespace) == 0
+
+
+def test_eval_retrieval_goes_on_past_a_question_that_fails(
+    run_extended: Any, neo4j_settings: Neo4jSettings
+) -> None:
+    """A question recall refuses (one over the length limit) is counted, named and scored as
+    a miss; the others are asked and the namespace is removed all the same."""
+    from metisgraph.api.recall_service import MAX_QUESTION_CHARS
+
+    huge = {"id": "q-huge", "project": "shop", "text": "x " * MAX_QUESTION_CHARS,
+            "relevant": ["r1"]}  # fmt: skip
+    result, namespace = run_extended([], [huge])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["n"] == 5 and report["failed"] == 1
+    assert report["failures"][0]["id"] == "q-huge"
+    assert "query: at most" in report["failures"][0]["error"]
+    assert report["recall@5"] == pytest.approx(4 / 5)  # the failed question counts as a miss
+    assert "q-huge" in result.stderr
+    assert _count(neo4j_settings, NODES_UNDER, namespace) == 0
