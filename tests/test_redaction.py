@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
-from metisgraph.ingest.sanitize.redaction import (
+from metisgraph.ingest.sanitize import (
     Redacted,
     marker,
     redact,

@@ -8,14 +8,8 @@ from metisgraph.ingest.sanitize.abstraction import (
     placeholder,
     sanitize,
 )
-from metisgraph.ingest.sanitize.redaction import (
-    Redacted,
-    is_redacted,
-    marker,
-    redact,
-    redact_value,
-    secret_kind_for_name,
-)
+from metisgraph.ingest.sanitize.redaction import Redacted, is_redacted, marker, redact, redact_value
+from metisgraph.ingest.sanitize.secrets import secret_kind_for_name
 
 __all__ = [
     "PLACEHOLDER_KINDS",
