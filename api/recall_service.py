@@ -22,7 +22,7 @@ from metisgraph.graph.channels import (
 from metisgraph.graph.recall import RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS
 from metisgraph.graph.vectors import Vector
-from metisgraph.ingest.environment.fingerprint import normalize_package
+from metisgraph.ingest.environment import normalize_package
 from metisgraph.ingest.errors.signatures import extract_errors
 from metisgraph.ingest.prepare.episode import clean_tags, clean_tool
 from metisgraph.ingest.prepare.keywords import without_library_frames, words

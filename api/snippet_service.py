@@ -18,7 +18,7 @@ from metisgraph.graph.snippets import record_outcome, snippet_detail
 from metisgraph.graph.vectors import Vector
 from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
-from metisgraph.ingest.environment.fingerprint import extract_environment
+from metisgraph.ingest.environment import extract_environment
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.sanitize.abstraction import sanitize
 from metisgraph.ingest.snippets.batch import verdict_for

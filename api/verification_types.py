@@ -9,7 +9,7 @@ from strawberry.scalars import JSON
 
 from metisgraph.api.context import Info, UserError
 from metisgraph.api.snippet_types import VerifiedEnvironment, environment_record, environment_view
-from metisgraph.ingest.environment.fingerprint import environment_row
+from metisgraph.ingest.environment import environment_row
 from metisgraph.ingest.sandbox import SnippetNotFound, Verification, verify_snippet
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ The names below are the public face; the modules behind them are free to change.
 
 from metisgraph.ingest.adapters import FORMATS, Parsed, Refused, read_path, validate_record
 from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
-from metisgraph.ingest.environment.fingerprint import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors, line_signature
 from metisgraph.ingest.pipeline.ingestor import DeadLetter, Ingestor, IngestSummary
 from metisgraph.ingest.records import (

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from metisgraph.ingest.environment.fingerprint import (
+from metisgraph.ingest.environment import (
     EnvironmentFingerprint,
     extract_environment,
     fingerprint,

@@ -1,11 +1,11 @@
 """Environments: the OS, runtime and packages an episode ran in, as a stable fingerprint."""
 
-from metisgraph.ingest.environment.fingerprint import (
+from metisgraph.ingest.environment.evidence import normalize_package
+from metisgraph.ingest.environment.extract import (
     EnvironmentFingerprint,
     environment_row,
     extract_environment,
     fingerprint,
-    normalize_package,
 )
 
 __all__ = [

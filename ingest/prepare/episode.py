@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.graph.channels import project_scope
-from metisgraph.ingest.environment.fingerprint import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
 from metisgraph.ingest.prepare.keywords import identifier_keywords
 from metisgraph.ingest.prepare.symbols import symbol_weights

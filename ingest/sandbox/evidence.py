@@ -14,7 +14,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from metisgraph.ingest.environment.fingerprint import (
+from metisgraph.ingest.environment import (
     EnvironmentFingerprint,
     extract_environment,
     fingerprint,

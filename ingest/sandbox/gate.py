@@ -17,7 +17,7 @@ from typing import Any
 from metisgraph.graph.snippets import snippet_detail
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.verification import record_failure, record_pass
-from metisgraph.ingest.environment.fingerprint import (
+from metisgraph.ingest.environment import (
     EnvironmentFingerprint,
     environment_row,
     fingerprint,
