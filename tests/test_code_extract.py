@@ -129,3 +129,14 @@ def test_curl_command_is_an_api_template() -> None:
         "curl -X POST https://api.example.com/v1/jobs -d @job.json"
     )
     assert snippet.kind == "api_template"
+
+
+def test_one_shell_tokenizer_splits_where_a_simple_command_ends() -> None:
+    from metisgraph.ingest.code.commands import heredocs, segments, words
+
+    line = "a && b | c; d & e\nf $(g h) `i` 2>&1 # a comment; not a command\nj \\\n  --flag"
+    expected = ["a", "b", "c", "d", "e", "f", "g h", "i", "2>&1", "j    --flag"]
+    assert list(segments(line)) == expected
+    assert words("python -c 'import x; x.run()' ''") == ["python", "-c", "import x; x.run()"]
+    # a here-string (<<<) is no heredoc: the lines after it are commands
+    assert heredocs("grep -q ok <<< ok\npytest -x\nok\n") == []

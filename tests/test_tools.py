@@ -192,3 +192,7 @@ def test_real_agent_commands_name_real_tools(shared_dir: Path) -> None:
                 found.update(_names(extract_tools(block)))
     assert {"python", "git", "pytest"} <= found
     assert not found & {"cd", "ls", "cat", "grep", "sed", "echo"}
+
+
+def test_a_here_string_does_not_hide_the_commands_after_it() -> None:
+    assert _names(tools_in_command("grep -q ok <<< true\npytest -x\ntrue")) == ["pytest"]

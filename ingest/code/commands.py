@@ -1,4 +1,6 @@
-"""Read shell actions: heredocs, command segments, and which commands only look around."""
+"""The one shell tokenizer: heredocs, simple commands (segments) and their words; and which
+commands only look around. Code extraction and tool extraction both read shell through it.
+"""
 
 from __future__ import annotations
 
@@ -67,54 +69,66 @@ def heredocs(command: str) -> list[Heredoc]:
 
 
 def segments(command: str) -> Iterator[str]:
-    """Simple commands of a command line, split at `&&`, `||`, `;`, `|` and newlines."""
+    """Simple commands of a command line: split at ``;``, ``&``, ``&&``, ``||``, ``|``, newlines,
+    parentheses, backticks and ``$( )``, outside quotes; comments are dropped."""
+    for piece in _pieces(command):
+        piece = piece.strip()
+        if piece:
+            yield piece
+
+
+def _pieces(script: str) -> Iterator[str]:
     current: list[str] = []
-    quote: str | None = None
-    index = 0
-    while index < len(command):
-        char = command[index]
+    quote = ""
+    i, n = 0, len(script)
+    while i < n:
+        char = script[i]
         if quote:
-            if char == quote:
-                quote = None
-            elif char == "\\" and quote == '"':
-                current.append(char)
-                index += 1
-                char = command[index] if index < len(command) else ""
+            if char == "\\" and quote == '"' and i + 1 < n:
+                current.append(script[i : i + 2])
+                i += 2
+                continue
+            quote = "" if char == quote else quote
+            current.append(char)
         elif char in "'\"":
             quote = char
-        elif char == "\\" and command[index + 1 : index + 2] == "\n":
-            index += 2
+            current.append(char)
+        elif char == "\\" and i + 1 < n:
+            current.append(" " if script[i + 1] == "\n" else script[i : i + 2])
+            i += 2
             continue
-        elif char in ";|&\n":
-            if (
-                char == "&"
-                and command[index + 1 : index + 2] not in {"&"}
-                and command[index - 1 : index] != "&"
-            ):
-                current.append(char)  # `2>&1` and a trailing `&` do not end a command
-                index += 1
-                continue
-            yield from _flush(current)
+        elif char == "#" and (not current or current[-1].isspace()):
+            while i < n and script[i] != "\n":
+                i += 1
+            continue
+        elif char in ";|\n()`" or (char == "&" and not _redirect_ampersand(script, i)):
+            yield "".join(current)
             current = []
-            index += 2 if command[index : index + 2] in {"&&", "||"} else 1
+        elif char == "$" and script.startswith("$(", i):
+            yield "".join(current)
+            current = []
+            i += 2
             continue
-        current.append(char)
-        index += 1
-    yield from _flush(current)
+        else:
+            current.append(char)
+        i += 1
+    yield "".join(current)
 
 
-def _flush(chars: list[str]) -> Iterator[str]:
-    segment = "".join(chars).strip()
-    if segment:
-        yield segment
+def _redirect_ampersand(script: str, i: int) -> bool:
+    """``2>&1``, ``&>file`` and ``>&2`` are redirections, not background operators."""
+    before = script[i - 1] if i else ""
+    after = script[i + 1] if i + 1 < len(script) else ""
+    return before in "<>" or after == ">"
 
 
 def words(segment: str) -> list[str]:
     """Shell words of one simple command; falls back to whitespace when quotes do not close."""
     try:
-        return shlex.split(segment, comments=False, posix=True)
-    except ValueError:
-        return segment.split()
+        found = shlex.split(segment, comments=False, posix=True)
+    except ValueError:  # an unbalanced quote in a truncated command
+        found = segment.split()
+    return [word for word in found if word]
 
 
 _LOOKING = frozenset(

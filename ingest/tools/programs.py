@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import ast
 import re
-import shlex
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from metisgraph.ingest.code import commands
 from metisgraph.ingest.code.language import language_from_path
 
 __all__ = [
@@ -132,7 +132,6 @@ def _kind(name: str) -> str:
 
 # --- splitting a script -------------------------------------------------------------------
 
-_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1")
 _CODE_TARGET = re.compile(r"(?:>|\btee(?:[ \t]+-a)?)[ \t]*['\"]?([\w./~-]+\.(py|js|mjs|ts|java))\b")
 _LANGUAGE_OF = {"py": "python", "js": "javascript", "mjs": "javascript", "ts": "javascript",
                 "java": "java"}  # fmt: skip
@@ -141,82 +140,23 @@ _LANGUAGE_OF = {"py": "python", "js": "javascript", "mjs": "javascript", "ts": "
 def _heredocs(script: str) -> tuple[str, list[tuple[str, str | None]]]:
     """The script without heredoc bodies, and each body with the language it is code in."""
     kept: list[str] = []
-    bodies: list[tuple[str, str | None]] = []
-    lines = iter(script.split("\n"))
-    for line in lines:
-        kept.append(line)
-        for match in _HEREDOC.finditer(line):
-            body = []
-            for inner in lines:
-                if inner.strip() == match.group(2):
-                    break
-                body.append(inner)
-            bodies.append(("\n".join(body), _heredoc_language(line)))
-    return "\n".join(kept), bodies
+    cursor = 0
+    docs = commands.heredocs(script)
+    for doc in docs:
+        kept += (script[cursor : doc.start + len(doc.command)], "\n")
+        cursor = doc.end
+    kept.append(script[cursor:])
+    return "".join(kept), [(doc.body, _heredoc_language(doc.command)) for doc in docs]
 
 
 def _heredoc_language(line: str) -> str | None:
     target = _CODE_TARGET.search(line)
     if target:
         return _LANGUAGE_OF[target.group(2)]
-    words = [program_name(w) for w in line.split()[:3]]
-    if "python" in words:
+    programs = [program_name(w) for w in line.split()[:3]]
+    if "python" in programs:
         return "python"
-    return "javascript" if "node" in words else None
-
-
-def _split(script: str) -> Iterator[str]:
-    """Simple commands: split at ; & && || | newlines, parentheses and $( ), outside quotes."""
-    current: list[str] = []
-    quote = ""
-    i, n = 0, len(script)
-    while i < n:
-        char = script[i]
-        if quote:
-            if char == "\\" and quote == '"' and i + 1 < n:
-                current.append(script[i : i + 2])
-                i += 2
-                continue
-            quote = "" if char == quote else quote
-            current.append(char)
-        elif char in "'\"":
-            quote = char
-            current.append(char)
-        elif char == "\\" and i + 1 < n:
-            current.append(" " if script[i + 1] == "\n" else script[i : i + 2])
-            i += 2
-            continue
-        elif char == "#" and (not current or current[-1].isspace()):
-            while i < n and script[i] != "\n":
-                i += 1
-            continue
-        elif char in ";|\n()`" or (char == "&" and not _redirect_ampersand(script, i)):
-            yield "".join(current)
-            current = []
-        elif char == "$" and script.startswith("$(", i):
-            yield "".join(current)
-            current = []
-            i += 2
-            continue
-        else:
-            current.append(char)
-        i += 1
-    yield "".join(current)
-
-
-def _redirect_ampersand(script: str, i: int) -> bool:
-    """``2>&1``, ``&>file`` and ``>&2`` are redirections, not background operators."""
-    before = script[i - 1] if i else ""
-    after = script[i + 1] if i + 1 < len(script) else ""
-    return before in "<>" or after == ">"
-
-
-def _words(command: str) -> list[str]:
-    try:
-        words = shlex.split(command, posix=True)
-    except ValueError:  # an unbalanced quote in a truncated command
-        words = command.split()
-    return [w for w in words if w]
+    return "javascript" if "node" in programs else None
 
 
 # --- resolving a simple command -----------------------------------------------------------
@@ -465,8 +405,8 @@ def tools_in_command(command: str, depth: int = 0) -> list[ToolUse]:
         return []
     script, bodies = _heredocs(command)
     uses: list[ToolUse] = []
-    for simple in _split(script):
-        uses += _resolve(_words(simple), depth)
+    for simple in commands.segments(script):
+        uses += _resolve(commands.words(simple), depth)
     for body, language in bodies:
         if language is not None:
             uses += libraries_in_code(body, language)
