@@ -18,7 +18,7 @@ from metisgraph.ingest.records import (
 )
 from metisgraph.ingest.sanitize.abstraction import Abstracted, abstract, sanitize
 from metisgraph.ingest.sanitize.redaction import Redacted, redact
-from metisgraph.ingest.tools.programs import ToolUse, extract_tools
+from metisgraph.ingest.tools import ToolUse, extract_tools
 
 __all__ = [
     "FORMATS",

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metisgraph.ingest.sanitize.abstraction import sanitize
-from metisgraph.ingest.tools.programs import (
+from metisgraph.ingest.tools import (
     ToolUse,
     extract_tools,
     libraries_in_code,

@@ -21,7 +21,7 @@ from metisgraph.ingest.prepare.symbols import symbol_weights
 from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
 from metisgraph.ingest.sanitize.abstraction import sanitize
 from metisgraph.ingest.sanitize.redaction import redact, redact_value
-from metisgraph.ingest.tools.programs import ToolUse, tools_of_action
+from metisgraph.ingest.tools import ToolUse, tools_of_action
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

@@ -1,12 +1,13 @@
 """Tools: the programs an episode ran and the libraries its code imported, as ``Tool`` nodes.
 
 A shell command is split into simple commands (pipelines, ``&&``, ``;``, subshells,
-``$( )``), heredoc bodies are set aside (a body fed to ``python -`` or written to a
-``.py`` file is code, read for its imports), and each simple command is resolved to
-the program it really runs: through ``sudo``/``env``/``timeout`` wrappers, into
-``bash -c '…'``, ``python -m pytest``, ``npx jest``, ``poetry run``, ``kubectl exec
-… --``, ``docker exec``, ``ssh host 'cmd'``, and through tracers (``strace``,
-``valgrind``, ``perf``), which are tools themselves and also run one.
+``$( )``) by the one shell tokenizer (``ingest/code/commands.py``), heredoc bodies are
+set aside (a body fed to ``python -`` or written to a ``.py`` file is code, read for its
+imports), and each simple command is resolved to the program it really runs: through
+``sudo``/``env``/``timeout`` wrappers, into ``bash -c '…'``, ``python -m pytest``, ``npx
+jest``, ``poetry run``, ``kubectl exec … --``, ``docker exec``, ``ssh host 'cmd'``, and
+through tracers (``strace``, ``valgrind``, ``perf``), which are tools themselves and also
+run one.
 
 Shell plumbing (``cd``, ``ls``, ``cat``, ``grep``, ``sed``, ``echo``, ``mkdir`` …) is
 left out on purpose: it is in nearly every step of every trajectory, so as a
@@ -16,32 +17,13 @@ programs stay, however ordinary (``ps``, ``top``, ``df``, ``free``, ``kill``).
 
 from __future__ import annotations
 
-import ast
 import re
-import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
 from metisgraph.ingest.code import commands
-from metisgraph.ingest.code.language import language_from_path
+from metisgraph.ingest.tools.libraries import libraries_in_code
+from metisgraph.ingest.tools.uses import ToolUse, dedupe
 
-__all__ = [
-    "ToolUse",
-    "extract_tools",
-    "libraries_in_code",
-    "program_name",
-    "tools_in_command",
-    "tools_of_action",
-]
-
-
-@dataclass(frozen=True)
-class ToolUse:
-    """A program or library an episode used: ``cli``, ``runtime``, ``editor`` or ``library``."""
-
-    name: str
-    kind: str
+__all__ = ["EDITORS", "PLUMBING", "RUNTIMES", "program_name", "tools_in_command"]
 
 
 PLUMBING = frozenset(
@@ -287,118 +269,6 @@ def _remote(name: str, words: list[str], rest: int, depth: int) -> list[ToolUse]
     return []
 
 
-# --- libraries in code --------------------------------------------------------------------
-
-# Modules so common they say nothing about what was done (os, sys, re, json …).
-_COMMON_PYTHON = frozenset(
-    {
-        "__future__", "os", "sys", "re", "json", "typing", "typing_extensions", "collections",
-        "itertools", "functools", "dataclasses", "pathlib", "abc", "enum", "math", "time",
-        "datetime", "io", "string", "copy", "types", "warnings", "contextlib", "operator",
-        "random", "textwrap", "glob", "shutil", "tempfile", "argparse", "logging", "builtins",
-        "pprint", "uuid", "base64", "struct", "numbers", "heapq", "bisect", "weakref",
-        "keyword", "codecs", "locale", "errno", "stat", "site", "inspect", "traceback",
-    }
-)  # fmt: skip
-_COMMON_NODE = frozenset({"fs", "path", "os", "util", "events", "url", "buffer", "process"})
-_JAVA_PLATFORM = ("java.", "javax.swing.", "javax.annotation.", "jdk.", "sun.")
-_JAVA_ROOTS = frozenset({"org", "com", "net", "io", "edu", "de", "fr", "uk", "ch", "nl", "dev"})
-
-_PY_IMPORT = re.compile(
-    r"^[+ ]?[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import\b"
-    r"|import[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*"
-    r"(?:[ \t]+as[ \t]+\w+)?)*)[ \t]*(?:#.*)?$)",
-    re.MULTILINE,
-)
-_JAVA_IMPORT = re.compile(
-    r"^[+ ]?[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)(?:\.\*)?[ \t]*;", re.M
-)
-_JS_IMPORT = re.compile(
-    r"\brequire\(\s*['\"]([^'\"\s]+)['\"]\s*\)"
-    r"|^[+ ]?[ \t]*(?:import|export)[ \t]+(?:[^'\";]*?[ \t]+from[ \t]+)?['\"]([^'\"\s]+)['\"]"
-    r"|\bimport\(\s*['\"]([^'\"\s]+)['\"]\s*\)",
-    re.MULTILINE,
-)
-
-
-def _python_modules(code: str) -> list[str] | None:
-    """Top-level modules imported by Python code, or None when it does not parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes in old code are not our business
-            tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    modules: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules.append(node.module)
-    return modules
-
-
-def _python_library(module: str) -> str | None:
-    top = module.split(".")[0]
-    return None if top in _COMMON_PYTHON else top.lower()
-
-
-def _java_library(name: str) -> str | None:
-    """``org.apache.hadoop.fs.FileSystem`` → ``org.apache.hadoop``; the JDK is left out."""
-    if name.startswith(_JAVA_PLATFORM):
-        return None
-    parts = name.split(".")
-    classes = [i for i, part in enumerate(parts) if part[:1].isupper()]
-    package = parts[: classes[0]] if classes else parts[:-1]
-    if not package:
-        return None
-    if package[0] in _JAVA_ROOTS:
-        return ".".join(package[:3])
-    if package[0] in {"javax", "jakarta"}:
-        return ".".join(package[:2])
-    return package[0]
-
-
-def _js_library(specifier: str) -> str | None:
-    """``@scope/pkg/sub`` → ``@scope/pkg``; relative paths and Node built-ins are left out."""
-    if specifier.startswith((".", "/", "node:")):
-        return None
-    parts = specifier.split("/")
-    name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
-    return None if name in _COMMON_NODE else name.lower()
-
-
-def libraries_in_code(code: str, language: str | None = None) -> list[ToolUse]:
-    """Libraries imported by code (Python, Java, JavaScript; patches' added lines too)."""
-    names: list[str | None] = []
-    modules = _python_modules(code) if language in {None, "python"} else None
-    if modules is not None:
-        names = [_python_library(m) for m in modules]
-    else:
-        if language in {None, "python"}:
-            for match in _PY_IMPORT.finditer(code):
-                found = match.group(1) or match.group(2)
-                parts = (p.split()[0] for p in found.split(","))
-                names += [_python_library(p) for p in parts]
-        if language in {None, "java"}:
-            names += [_java_library(m.group(1)) for m in _JAVA_IMPORT.finditer(code)]
-        if language in {None, "javascript", "typescript"}:
-            names += [
-                _js_library(next(g for g in m.groups() if g)) for m in _JS_IMPORT.finditer(code)
-            ]
-    return _dedupe(ToolUse(name, "library") for name in names if name)
-
-
-# --- public face --------------------------------------------------------------------------
-
-
-def _dedupe(uses: Iterable[ToolUse]) -> list[ToolUse]:
-    seen: dict[str, ToolUse] = {}
-    for use in uses:
-        seen.setdefault(use.name, use)
-    return list(seen.values())
-
-
 def tools_in_command(command: str, depth: int = 0) -> list[ToolUse]:
     """Programs a shell command runs (and libraries its inline code imports), in order."""
     if depth > 6:
@@ -410,72 +280,4 @@ def tools_in_command(command: str, depth: int = 0) -> list[ToolUse]:
     for body, language in bodies:
         if language is not None:
             uses += libraries_in_code(body, language)
-    return _dedupe(uses)
-
-
-def extract_tools(command: str | None = None, code: str | None = None) -> list[ToolUse]:
-    """Tools from a shell command and libraries from code, deduplicated by name, in order."""
-    uses = tools_in_command(command) if command else []
-    if code:
-        uses += libraries_in_code(code)
-    return _dedupe(uses)
-
-
-# Actions whose command line names an editor and whose body is file content, not commands.
-EDITOR_ACTIONS = frozenset({"edit", "read"})
-# Languages a libraries scan understands (others: nothing is guessed from their text).
-_CODE_LANGUAGES = frozenset({"python", "java", "javascript", "typescript"})
-_SHELL_ESCAPE = re.compile(r"^[ \t]*!(?!=)(.+)$", re.MULTILINE)  # IPython: !pip install x
-_SHELL_MAGIC = re.compile(r"^[ \t]*%(pip|conda)\b(.*)$", re.MULTILINE)  # %pip install x
-_CONTENT_PARAMETERS = ("new_str", "file_text", "content", "code")
-
-
-def tools_of_action(
-    action_type: str | None, command: str | None, parameters: dict[str, Any] | None = None
-) -> list[ToolUse]:
-    """Tools an agent's action used, read according to what the action is.
-
-    * a shell command (the default) is read as shell (``tools_in_command``);
-    * code run in an interpreter (``parameters.language``, e.g. an OpenHands IPython cell)
-      is read for its imports and its shell escapes (``!pip install x``, ``%pip``): its
-      lines are Python, and helper calls such as ``edit_file_by_replace(...)`` are no tools;
-    * an editor action (``edit``, ``read``) names at most its editor
-      (``str_replace_editor``); what it writes is file content, read for imports in the
-      language of the file it edits (``parameters.path``), never as commands.
-    """
-    parameters = parameters or {}
-    language = parameters.get("language")
-    if action_type in EDITOR_ACTIONS:
-        return _editor_action(command or "", parameters)
-    if isinstance(language, str) and language.lower() in {"python", "ipython"}:
-        code = command or ""
-        uses: list[ToolUse] = []
-        for match in _SHELL_ESCAPE.finditer(code):
-            uses += tools_in_command(match.group(1))
-        for match in _SHELL_MAGIC.finditer(code):
-            uses += tools_in_command(match.group(1) + match.group(2))
-        python = _SHELL_MAGIC.sub("", _SHELL_ESCAPE.sub("", code))
-        return _dedupe([*uses, *libraries_in_code(python, "python")])
-    return tools_in_command(command) if command else []
-
-
-def _editor_action(command: str, parameters: dict[str, Any]) -> list[ToolUse]:
-    first, _, body = command.partition("\n")
-    words = first.split(maxsplit=1)
-    uses: list[ToolUse] = []
-    tool = parameters.get("tool")
-    for name in (words[0] if words else None, tool if isinstance(tool, str) else None):
-        if name and name.lower() in EDITORS:
-            uses.append(ToolUse(name.lower(), "editor"))
-    path = parameters.get("path")
-    language = language_from_path(path) if isinstance(path, str) and path else None
-    if language not in _CODE_LANGUAGES:
-        return _dedupe(uses)
-    # SWE-agent writes the content after the command (``edit 3:5\n…``, ``insert '…'``);
-    # OpenHands-style editors pass it as parameters.
-    content = [body, words[1] if len(words) > 1 else ""]
-    content += [v for k in _CONTENT_PARAMETERS if isinstance(v := parameters.get(k), str)]
-    for text in content:
-        if text.strip():
-            uses += libraries_in_code(text.strip().strip("'\""), language)
-    return _dedupe(uses)
+    return dedupe(uses)
