@@ -290,7 +290,7 @@ async def _ingest(
     path: Path, format: str | None, project: str | None, dead_letter: Path | None, quiet: bool
 ) -> dict[str, Any]:
     from metisgraph.ingest.adapters import read_path
-    from metisgraph.ingest.pipeline.ingestor import DeadLetter
+    from metisgraph.ingest.pipeline import DeadLetter
 
     letters = DeadLetter.open(dead_letter) if dead_letter else None
     try:

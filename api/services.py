@@ -15,7 +15,7 @@ from metisgraph.graph.schema import SchemaReport, apply_schema, vector_index_sta
 from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
 from metisgraph.graph.vector_health import IndexHealth, probe_vector_indexes
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 
 __all__ = ["Services", "connect", "prepare_services"]

@@ -23,7 +23,7 @@ from bench.corpus import Corpus
 from metisgraph.graph.store import GraphStore
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.prepare.episode import prepare_episode
 from metisgraph.ingest.records import EpisodeRecord
 

@@ -36,7 +36,7 @@ from metisgraph.graph.settings import EmbeddedNeo4jSettings  # noqa: E402
 from metisgraph.graph.store import GraphStore, open_driver  # noqa: E402
 from metisgraph.ingest.adapters import read_path  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
-from metisgraph.ingest.pipeline.ingestor import Ingestor  # noqa: E402
+from metisgraph.ingest.pipeline import Ingestor  # noqa: E402
 
 TRACEBACK = """Traceback (most recent call last):
   File "/home/ana/svc/app/worker.py", line 88, in run

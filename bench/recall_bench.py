@@ -29,7 +29,7 @@ from bench.database import BenchNeo4j
 from bench.ingest_bench import parsed_items
 from metisgraph.graph.store import GraphStore
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.prepare.episode import PIPELINE_VERSION
 
 __all__ = ["RecallFigures", "bench_recall", "load_corpus"]

@@ -7,7 +7,7 @@ from metisgraph.ingest.adapters import FORMATS, Parsed, Refused, read_path, vali
 from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
 from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors, line_signature
-from metisgraph.ingest.pipeline.ingestor import DeadLetter, Ingestor, IngestSummary
+from metisgraph.ingest.pipeline import DeadLetter, Ingestor, IngestSummary
 from metisgraph.ingest.records import (
     EpisodeRecord,
     Outcome,

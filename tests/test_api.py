@@ -199,7 +199,7 @@ async def test_the_demo_memory_answers_a_paraphrase(
     from metisgraph.graph.recall import recall
     from metisgraph.ingest.adapters import SourceRef, validate_record
     from metisgraph.ingest.demo import demo_file
-    from metisgraph.ingest.pipeline.ingestor import Ingestor
+    from metisgraph.ingest.pipeline import Ingestor
 
     lines = Path(str(demo_file())).read_text().splitlines()
     items = [validate_record({**json.loads(line), "project": project}, SourceRef("demo", n))

@@ -14,7 +14,7 @@ import pytest
 
 from metisgraph.graph.settings import Neo4jSettings
 from metisgraph.ingest.adapters import Parsed, read_path
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 CLI = str(Path(sys.executable).parent / "metisgraph")

@@ -11,7 +11,7 @@ import pytest
 from metisgraph.graph.channels import RecallFilters, RecallRequest, project_scope
 from metisgraph.graph.recall import recall
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline import Ingestor
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,7 @@ import pytest
 from metisgraph.graph.snippets import snippet_detail, snippets_for_episodes
 from metisgraph.ingest.adapters import read_path
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
-from metisgraph.ingest.pipeline.ingestor import Ingestor, IngestSummary
+from metisgraph.ingest.pipeline import Ingestor, IngestSummary
 from metisgraph.ingest.records import EnvironmentInput, EpisodeRecord
 from metisgraph.ingest.snippets.batch import verdict_for
 

@@ -1,10 +1,6 @@
 """The one ingest pipeline: validate, sanitize, extract, embed and write records in batches."""
 
-from metisgraph.ingest.pipeline.ingestor import DeadLetter, Ingestor, IngestSummary, RecordResult
+from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
 
-__all__ = [
-    "DeadLetter",
-    "IngestSummary",
-    "Ingestor",
-    "RecordResult",
-]
+__all__ = ["DeadLetter", "IngestSummary", "Ingestor", "RecordResult"]

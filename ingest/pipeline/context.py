@@ -8,6 +8,7 @@ extra model call); the context text is their summaries, for the full-text side.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from itertools import groupby
 from typing import Any
 
@@ -15,8 +16,9 @@ import numpy as np
 
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.vectors import Vector
+from metisgraph.ingest.prepare.episode import PreparedEpisode
 
-__all__ = ["context_rows", "refresh_context"]
+__all__ = ["chain_contexts", "context_rows", "refresh_context"]
 
 _WINDOW = 2  # neighbours on each side (2 beat 1 and 3 on dialogue recall: docs/recall.md)
 _TEXT_CHARS = 600
@@ -55,3 +57,45 @@ async def refresh_context(store: GraphStore, tasks: list[dict[str, str]]) -> int
     if rows:
         await store.write_many([("set_context", {"rows": rows})])
     return len(rows)
+
+
+def chain_contexts(
+    stored: list[dict[str, Any]],
+    episodes: list[PreparedEpisode],
+    vectors: dict[tuple[str, str], list[float]],
+) -> list[dict[str, Any]]:
+    """Context rows for whole chains: the stored steps with this batch's steps in their place.
+
+    Orders steps as the graph does (step, then time, then id; missing ones last).
+    """
+    chains: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for row in stored:
+        stored_at: Any = row.get("created_at")
+        when = stored_at.to_native() if hasattr(stored_at, "to_native") else stored_at
+        chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
+            **row,
+            "order": _order(row.get("step"), when, row["id"]),
+        }
+    for e in episodes:
+        assert e.task_id is not None
+        chains.setdefault((e.project, e.task_id), {})[e.id] = {
+            "project": e.project,
+            "id": e.id,
+            "summary": e.props.get("summary"),
+            "embedding": vectors[(e.project, e.id)],
+            "order": _order(e.props.get("step"), e.created_at, e.id),
+        }
+    rows: list[dict[str, Any]] = []
+    for key in sorted(chains):
+        rows.extend(context_rows(sorted(chains[key].values(), key=lambda r: r["order"])))
+    return rows
+
+
+_LAST_STEP = 2147483647
+
+
+def _order(step: int | None, when: datetime | None, episode_id: str) -> tuple[Any, ...]:
+    return (_LAST_STEP if step is None else step, when is None, when or _EARLIEST, episode_id)
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)

@@ -8,13 +8,9 @@ dead-letter file when one is given.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 
@@ -26,18 +22,14 @@ from metisgraph.graph.writes import (
     existing_error_keys,
     write_batch,
 )
-from metisgraph.ingest.adapters.base import Parsed, Refused
+from metisgraph.ingest.adapters.base import Refused
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.environment.fingerprint import environment_row
-from metisgraph.ingest.pipeline.context import context_rows, refresh_context
-from metisgraph.ingest.prepare.episode import (
-    PreparedEpisode,
-    PreparedTask,
-    prepare_episode,
-    prepare_task,
-)
-from metisgraph.ingest.prepare.keywords import tag_value
-from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, TaskStatus
+from metisgraph.ingest.pipeline.batches import Done, Item, PrepareAhead, batches
+from metisgraph.ingest.pipeline.context import chain_contexts, refresh_context
+from metisgraph.ingest.pipeline.rows import error_row, group_rows
+from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
+from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
+from metisgraph.ingest.records import SnippetRecord, TaskStatus
 from metisgraph.ingest.snippets.batch import (
     PreparedSnippet,
     place_versions,
@@ -47,166 +39,7 @@ from metisgraph.ingest.snippets.batch import (
     snippets_to_embed,
 )
 
-__all__ = ["DeadLetter", "IngestSummary", "Ingestor", "RecordResult"]
-
-Item = Parsed | Refused
-
-
-@dataclass
-class RecordResult:
-    """What happened to one record: its id and whether it was written, unchanged or refused."""
-
-    kind: str
-    id: str | None
-    status: str  # written | unchanged | refused
-    errors: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # stored, but not whole (e.g. a long log cut)
-
-
-@dataclass
-class IngestSummary:
-    read: int = 0
-    tasks: int = 0
-    written: int = 0
-    unchanged: int = 0
-    refused: int = 0
-    errors: int = 0
-    environments: int = 0
-    tools: int = 0
-    snippets: int = 0
-    cut: int = 0  # episodes stored with a text cut to its head and tail
-    refusals: list[Refused] = field(default_factory=list)
-    results: list[RecordResult] = field(default_factory=list)
-    # What was linked, by key: an error seen in every batch is still one error.
-    seen: dict[str, set[tuple[str, str]]] = field(default_factory=dict, repr=False)
-
-    def saw(self, what: str, keys: Iterable[tuple[str, str]]) -> None:
-        """Count distinct errors, environments, tools or snippets across every batch."""
-        known = self.seen.setdefault(what, set())
-        known.update(keys)
-        setattr(self, what, len(known))
-
-    def as_dict(self) -> dict[str, int]:
-        keys = (
-            "read",
-            "tasks",
-            "written",
-            "unchanged",
-            "refused",
-            "errors",
-            "environments",
-            "tools",
-            "snippets",
-            "cut",
-        )
-        return {k: getattr(self, k) for k in keys}
-
-
-class DeadLetter:
-    """Refused records, one JSON object a line, with where they came from and why."""
-
-    def __init__(self, handle: IO[str]) -> None:
-        self._handle = handle
-
-    @classmethod
-    def open(cls, path: Path) -> DeadLetter:
-        return cls(path.open("a", encoding="utf-8"))
-
-    def keep(self, refused: Refused) -> None:
-        entry = refused.as_dead_letter()
-        self._handle.write(json.dumps(entry, default=str, ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
-
-
-@dataclass
-class _Batch:
-    tasks: list[TaskRecord] = field(default_factory=list)
-    episodes: list[EpisodeRecord] = field(default_factory=list)
-    snippets: list[SnippetRecord] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.tasks) + len(self.episodes) + len(self.snippets)
-
-
-def _batches(
-    items: Iterable[Item], size: int, on_refused: Callable[[Refused], None]
-) -> Iterator[_Batch]:
-    batch = _Batch()
-    for item in items:
-        if isinstance(item, Refused):
-            on_refused(item)
-            continue
-        record = item.record
-        if isinstance(record, TaskRecord):
-            batch.tasks.append(record)
-        elif isinstance(record, EpisodeRecord):
-            batch.episodes.append(record)
-        else:
-            batch.snippets.append(record)
-        if len(batch) >= size:
-            yield batch
-            batch = _Batch()
-    if len(batch):
-        yield batch
-
-
-def _error_row(
-    project: str, error: Any, seen: datetime, embedding: list[float] | None
-) -> dict[str, Any]:
-    return {
-        "project": project,
-        "key": error.key,
-        "kind": error.kind,
-        "category": error.category,
-        "signature": error.signature,
-        "template": error.template,
-        "frames": list(error.frames),
-        "symbols": list(error.symbols),
-        "frames_text": " ".join(error.frames + error.symbols),
-        "sample": error.sample,
-        "seen": seen,
-        "embedding": embedding,
-    }
-
-
-def _group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], ...]:
-    environments: dict[tuple[str, str], dict[str, Any]] = {}
-    tools: dict[tuple[str, str], dict[str, Any]] = {}
-    tags: dict[tuple[str, str], dict[str, Any]] = {}
-    symbols: dict[tuple[str, str], dict[str, Any]] = {}
-    for ep in episodes:
-        env = ep.environment
-        if env is not None:
-            row = environments.setdefault(
-                (ep.project, env.key), environment_row(ep.project, env, [])
-            )
-            row["episode_ids"].append(ep.id)
-        for tool in ep.tools:
-            row = tools.setdefault(
-                (ep.project, tool.name),
-                {"project": ep.project, "name": tool.name, "kind": tool.kind, "episode_ids": []},
-            )
-            row["episode_ids"].append(ep.id)
-        for tag in ep.tags:
-            row = tags.setdefault(
-                (ep.project, tag),
-                {"project": ep.project, "name": tag, "value": tag_value(tag), "episode_ids": []},
-            )
-            row["episode_ids"].append(ep.id)
-        for name in ep.symbols:
-            row = symbols.setdefault(
-                (ep.project, name), {"project": ep.project, "name": name, "episode_ids": []}
-            )
-            row["episode_ids"].append(ep.id)
-    return (
-        list(environments.values()),
-        list(tools.values()),
-        list(tags.values()),
-        list(symbols.values()),
-    )
+__all__ = ["Ingestor"]
 
 
 class Ingestor:
@@ -243,7 +76,7 @@ class Ingestor:
         # and snippet state, versions, the neighbours of chained steps) waits for its write.
         writing: asyncio.Task[None] | None = None
         in_flight: set[tuple[str, str]] = set()
-        ahead = _PrepareAhead(_batches(items, self.batch_size, refused), self.embedder)
+        ahead = PrepareAhead(batches(items, self.batch_size, refused), self.embedder)
         try:
             async for batch, tasks, episodes in ahead:
                 summary.read += len(batch)
@@ -253,7 +86,7 @@ class Ingestor:
                 write, changed = await self._embed_episodes(tasks, episodes, summary)
                 if writing is not None:
                     await writing
-                done = _Done(tasks, episodes, changed, batch)
+                done = Done(tasks, episodes, changed, batch)
                 await self._complete(write, done, summary, keep_results)
                 writing = asyncio.create_task(self._write(write, on_progress, len(batch)))
                 in_flight = keys
@@ -283,7 +116,7 @@ class Ingestor:
         return write, changed
 
     async def _complete(
-        self, write: WriteBatch, done: _Done, summary: IngestSummary, keep: bool
+        self, write: WriteBatch, done: Done, summary: IngestSummary, keep: bool
     ) -> None:
         """Errors, code and context: what depends on the batches before being stored."""
         tasks, episodes, changed, batch = done.tasks, done.episodes, done.changed, done.batch
@@ -332,7 +165,7 @@ class Ingestor:
             e.row(Vector(v.tolist()), titles.get(id(e)))
             for e, v in zip(episodes, vectors[: len(episodes)], strict=True)
         ]
-        write.environments, write.tools, write.tags, write.symbols = _group_rows(episodes)
+        write.environments, write.tools, write.tags, write.symbols = group_rows(episodes)
         write.chained_tasks = [
             {"project": p, "id": t}
             for p, t in sorted({(e.project, e.task_id) for e in episodes if e.task_id})
@@ -405,109 +238,6 @@ class Ingestor:
         )
         embedded = {k: Vector(v.tolist()) for k, v in zip(fresh, vectors, strict=True)}
         write.errors = [
-            _error_row(project, error, seen, embedded.get((project, key)))
+            error_row(project, error, seen, embedded.get((project, key)))
             for (project, key), (error, seen) in distinct.items()
         ]
-
-
-def _prepare(batch: _Batch, model: str) -> tuple[list[PreparedTask], list[PreparedEpisode]]:
-    tasks = [prepare_task(t) for t in batch.tasks]
-    episodes = [prepare_episode(e, model) for e in batch.episodes]
-    return tasks, episodes
-
-
-Prepared = tuple[_Batch, list[PreparedTask], list[PreparedEpisode]]
-
-
-@dataclass
-class _Done:
-    """A batch prepared and embedded: what its completion and accounting need."""
-
-    tasks: list[PreparedTask]
-    episodes: list[PreparedEpisode]
-    changed: list[PreparedEpisode]
-    batch: _Batch
-
-
-class _PrepareAhead:
-    """Batches, each prepared in a worker thread while the one before it is being used.
-
-    Records are read (and refusals reported) on the event loop, in order; only the
-    preparation — sanitizing, extraction, hashing — runs in the thread.
-    """
-
-    def __init__(self, batches: Iterator[_Batch], embedder: Embedder) -> None:
-        self._batches = batches
-        self._model = embedder.settings.model
-        self._next: asyncio.Task[Prepared] | None = None
-
-    def _start(self) -> None:
-        batch = next(self._batches, None)
-        if batch is None:
-            self._next = None
-            return
-
-        async def prepare(batch: _Batch = batch) -> Prepared:
-            tasks, episodes = await anyio.to_thread.run_sync(_prepare, batch, self._model)
-            return batch, tasks, episodes
-
-        self._next = asyncio.create_task(prepare())
-
-    def __aiter__(self) -> _PrepareAhead:
-        self._start()
-        return self
-
-    async def __anext__(self) -> Prepared:
-        if self._next is None:
-            raise StopAsyncIteration
-        prepared = await self._next
-        self._start()
-        return prepared
-
-    async def aclose(self) -> None:
-        if self._next is not None and not self._next.done():
-            self._next.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._next
-
-
-def chain_contexts(
-    stored: list[dict[str, Any]],
-    episodes: list[PreparedEpisode],
-    vectors: dict[tuple[str, str], list[float]],
-) -> list[dict[str, Any]]:
-    """Context rows for whole chains: the stored steps with this batch's steps in their place.
-
-    Orders steps as the graph does (step, then time, then id; missing ones last).
-    """
-    chains: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for row in stored:
-        stored_at: Any = row.get("created_at")
-        when = stored_at.to_native() if hasattr(stored_at, "to_native") else stored_at
-        chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
-            **row,
-            "order": _order(row.get("step"), when, row["id"]),
-        }
-    for e in episodes:
-        assert e.task_id is not None
-        chains.setdefault((e.project, e.task_id), {})[e.id] = {
-            "project": e.project,
-            "id": e.id,
-            "summary": e.props.get("summary"),
-            "embedding": vectors[(e.project, e.id)],
-            "order": _order(e.props.get("step"), e.created_at, e.id),
-        }
-    rows: list[dict[str, Any]] = []
-    for key in sorted(chains):
-        rows.extend(context_rows(sorted(chains[key].values(), key=lambda r: r["order"])))
-    return rows
-
-
-_LAST_STEP = 2147483647
-
-
-def _order(step: int | None, when: datetime | None, episode_id: str) -> tuple[Any, ...]:
-    return (_LAST_STEP if step is None else step, when is None, when or _EARLIEST, episode_id)
-
-
-_EARLIEST = datetime.min.replace(tzinfo=UTC)

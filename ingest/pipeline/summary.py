@@ -1,0 +1,84 @@
+"""What an ingest run did: a result per record, the counts, and the dead-letter file of
+refused records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from metisgraph.ingest.adapters.base import Refused
+
+__all__ = ["DeadLetter", "IngestSummary", "RecordResult"]
+
+
+@dataclass
+class RecordResult:
+    """What happened to one record: its id and whether it was written, unchanged or refused."""
+
+    kind: str
+    id: str | None
+    status: str  # written | unchanged | refused
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # stored, but not whole (e.g. a long log cut)
+
+
+@dataclass
+class IngestSummary:
+    read: int = 0
+    tasks: int = 0
+    written: int = 0
+    unchanged: int = 0
+    refused: int = 0
+    errors: int = 0
+    environments: int = 0
+    tools: int = 0
+    snippets: int = 0
+    cut: int = 0  # episodes stored with a text cut to its head and tail
+    refusals: list[Refused] = field(default_factory=list)
+    results: list[RecordResult] = field(default_factory=list)
+    # What was linked, by key: an error seen in every batch is still one error.
+    seen: dict[str, set[tuple[str, str]]] = field(default_factory=dict, repr=False)
+
+    def saw(self, what: str, keys: Iterable[tuple[str, str]]) -> None:
+        """Count distinct errors, environments, tools or snippets across every batch."""
+        known = self.seen.setdefault(what, set())
+        known.update(keys)
+        setattr(self, what, len(known))
+
+    def as_dict(self) -> dict[str, int]:
+        keys = (
+            "read",
+            "tasks",
+            "written",
+            "unchanged",
+            "refused",
+            "errors",
+            "environments",
+            "tools",
+            "snippets",
+            "cut",
+        )
+        return {k: getattr(self, k) for k in keys}
+
+
+class DeadLetter:
+    """Refused records, one JSON object a line, with where they came from and why."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
+
+    @classmethod
+    def open(cls, path: Path) -> DeadLetter:
+        return cls(path.open("a", encoding="utf-8"))
+
+    def keep(self, refused: Refused) -> None:
+        entry = refused.as_dead_letter()
+        self._handle.write(json.dumps(entry, default=str, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
