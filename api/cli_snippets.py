@@ -61,17 +61,30 @@ def extract(
 ) -> None:
     """List the snippets found in a message, an observation or a shell action."""
     text = _read(file)
-    snippets = extract_command_snippets(text) if command else extract_snippets(text)
+    found = extract_command_snippets(text) if command else extract_snippets(text)
+    # The kind is the analysis' (what ingest would store), decided on the code as written.
+    kinds = [_kind(s) for s in found]
     # Extracted code is printed as written, but never with a credential in it.
     snippets = [
-        dataclasses.replace(s, code=without_secrets(s.code, s.language or "text")) for s in snippets
+        dataclasses.replace(s, code=without_secrets(s.code, s.language or "text")) for s in found
     ]
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(s) for s in snippets], indent=2))
+        documents = [
+            dataclasses.asdict(s) | {"kind": k} for s, k in zip(snippets, kinds, strict=True)
+        ]
+        typer.echo(json.dumps(documents, indent=2))
     else:
-        typer.echo(
-            "\n\n".join(_render_extracted(i, s) for i, s in enumerate(snippets, 1)) or "no snippets"
-        )
+        shown = [
+            _render_extracted(i, s, k)
+            for i, (s, k) in enumerate(zip(snippets, kinds, strict=True), 1)
+        ]
+        typer.echo("\n\n".join(shown) or "no snippets")
+
+
+def _kind(snippet: ExtractedSnippet) -> str | None:
+    if not snippet.code.strip():
+        return None
+    return analyze_snippet(snippet.code, snippet.language, path=snippet.path).kind
 
 
 def _read(file: str) -> str:
@@ -143,7 +156,7 @@ def _section(title: str, rows: list[str]) -> list[str]:
     return ["", title, *("    " + row for row in rows)] if rows else []
 
 
-def _render_extracted(number: int, snippet: ExtractedSnippet) -> str:
+def _render_extracted(number: int, snippet: ExtractedSnippet, kind: str | None) -> str:
     where = f" → {snippet.path}" if snippet.path else ""
-    head = f"#{number}  {snippet.origin}  {snippet.language or '?'}  {snippet.kind}{where}"
+    head = f"#{number}  {snippet.origin}  {snippet.language or '?'}  {kind or '?'}{where}"
     return "\n".join([head, *("    " + line for line in snippet.code.splitlines())])

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metisgraph.ingest.code import ExtractedSnippet, extract_command_snippets, extract_snippets
+from metisgraph.ingest.code import (
+    ExtractedSnippet,
+    analyze_snippet,
+    extract_command_snippets,
+    extract_snippets,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 
 
+def _kind(snippet: ExtractedSnippet) -> str:
+    """The kind ingest stores for extracted code: the analysis decides it, once."""
+    return analyze_snippet(snippet.code, snippet.language, path=snippet.path).kind
+
+
 def _summary(snippets: list[ExtractedSnippet]) -> list[tuple[str, str | None, str, str | None]]:
-    return [(s.origin, s.language, s.kind, s.path) for s in snippets]
+    return [(s.origin, s.language, _kind(s), s.path) for s in snippets]
 
 
 def test_assistant_message_yields_heredoc_sed_python_c_config_and_commands() -> None:
@@ -120,7 +130,7 @@ def test_commands_that_change_things_are_snippets() -> None:
 def test_swe_agent_edit_block() -> None:
     command = "edit 4:6\ndef division(a: float, b: float) -> float:\n    return a / b\nend_of_edit"
     (snippet,) = extract_command_snippets(command)
-    assert (snippet.origin, snippet.language, snippet.kind) == ("edit", "python", "function")
+    assert (snippet.origin, snippet.language, _kind(snippet)) == ("edit", "python", "function")
     assert snippet.code.startswith("def division")
 
 
@@ -128,7 +138,7 @@ def test_curl_command_is_an_api_template() -> None:
     (snippet,) = extract_command_snippets(
         "curl -X POST https://api.example.com/v1/jobs -d @job.json"
     )
-    assert snippet.kind == "api_template"
+    assert _kind(snippet) == "api_template"
 
 
 def test_one_shell_tokenizer_splits_where_a_simple_command_ends() -> None:

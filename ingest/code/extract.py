@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from metisgraph.ingest.code.commands import Heredoc, heredocs, is_inspection, segments, words
 from metisgraph.ingest.code.grammars import parser_for
 from metisgraph.ingest.code.language import (
-    CONFIG_LANGUAGES,
     detect_language,
     language_from_path,
     normalize_language,
@@ -46,9 +45,6 @@ _INTERPRETERS = {
     "ruby": "ruby",
 }
 _PROMPT = re.compile(r"^\s*(?:\$|#|>>>|\w+@[\w.-]+:\S*[$#])\s+")
-_DEFINITION = re.compile(
-    r"^\s*(?:export\s+)?(?:public\s+|async\s+)*(?P<word>class|def|function|func|fn)\b", re.M
-)
 
 
 def extract_snippets(text: str) -> list[ExtractedSnippet]:
@@ -62,7 +58,7 @@ def extract_snippets(text: str) -> list[ExtractedSnippet]:
         found += _from_fence(match["info"], match["body"])
     outside.append(text[cursor:])
     for chunk in outside:
-        found += (ExtractedSnippet(diff, "diff", "patch", "patch") for diff in _bare_patches(chunk))
+        found += (ExtractedSnippet(diff, "diff", "patch") for diff in _bare_patches(chunk))
     return found
 
 
@@ -76,7 +72,7 @@ def _from_fence(info: str, body: str) -> list[ExtractedSnippet]:
             return []  # an untagged block of output (a table, a trace, results): not code
     if language == "bash":
         return extract_command_snippets(_without_prompts(body))
-    return [ExtractedSnippet(body, language, _guess_kind(body, language), "fence")]
+    return [ExtractedSnippet(body, language, "fence")]
 
 
 # The first word of a command: a program, a path to one, a variable or an assignment.
@@ -137,7 +133,7 @@ def extract_command_snippets(command: str) -> list[ExtractedSnippet]:
         body = edit["body"]
         if body.strip():
             language = detect_language(body)
-            found.append(ExtractedSnippet(body, language, _guess_kind(body, language), "edit"))
+            found.append(ExtractedSnippet(body, language, "edit"))
     if edits:
         return found
     docs = heredocs(command)
@@ -151,9 +147,7 @@ def extract_command_snippets(command: str) -> list[ExtractedSnippet]:
         elif not is_inspection(segment):
             kept.append(segment)
     if kept:
-        found.append(
-            ExtractedSnippet(residual.strip(), "bash", _guess_kind(residual, "bash"), "command")
-        )
+        found.append(ExtractedSnippet(residual.strip(), "bash", "command"))
     return found
 
 
@@ -164,7 +158,7 @@ def _from_heredoc(doc: Heredoc) -> ExtractedSnippet | None:
         return None
     language = (language_from_path(target) if target else None) or _interpreter(doc)
     language = language or detect_language(doc.body, target)
-    return ExtractedSnippet(doc.body, language, _guess_kind(doc.body, language), "heredoc", target)
+    return ExtractedSnippet(doc.body, language, "heredoc", target)
 
 
 def _without_heredocs(command: str, docs: list[Heredoc]) -> str:
@@ -192,23 +186,8 @@ def _from_segment(segment: str) -> ExtractedSnippet | None:
     program = parts[0].rsplit("/", 1)[-1]
     if program == "sed" and any(p == "-i" or p.startswith(("-i", "--in-place")) for p in parts[1:]):
         path = parts[-1] if len(parts) > 2 else None
-        return ExtractedSnippet(segment, "bash", "shell", "sed", path)
+        return ExtractedSnippet(segment, "bash", "sed", path)
     if re.fullmatch(r"python[\d.]*", program) and "-c" in parts[1:-1]:
         code = parts[parts.index("-c", 1) + 1]
-        return ExtractedSnippet(code, "python", _guess_kind(code, "python"), "python-c")
+        return ExtractedSnippet(code, "python", "python-c")
     return None
-
-
-def _guess_kind(code: str, language: str | None) -> str:
-    """A quick kind for extracted code; analysis decides for good."""
-    if language == "diff":
-        return "patch"
-    if language == "sql":
-        return "sql"
-    if language in CONFIG_LANGUAGES:
-        return "config"
-    if language == "bash":
-        first = next((words(s) for s in segments(code)), [])
-        return "api_template" if first[:1] in (["curl"], ["wget"]) else "shell"
-    definition = _DEFINITION.search(code)
-    return "class" if definition is not None and definition["word"] == "class" else "function"

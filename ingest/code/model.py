@@ -80,7 +80,7 @@ class SnippetAnalysis:
 
 @dataclass(frozen=True)
 class ExtractedSnippet:
-    """Code found in free text or a shell action, before analysis.
+    """Code found in free text or a shell action, before analysis (which decides its kind).
 
     `origin` says where it came from: fence, heredoc, command, sed, python-c, edit, patch.
     `path` is the file a heredoc or edit wrote, when the text says so.
@@ -88,7 +88,6 @@ class ExtractedSnippet:
 
     code: str
     language: str | None
-    kind: str
     origin: str
     path: str | None = None
 
