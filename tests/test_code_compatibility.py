@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.code import (
     Requirement,
     Verdict,
@@ -9,6 +12,7 @@ from metisgraph.ingest.code import (
     compatibility,
     pin_to_environment,
 )
+from metisgraph.ingest.snippets import verdict_for
 
 NEEDS = (Requirement("pandas", "<2"), Requirement("python", ">=3.9"))
 
@@ -83,3 +87,21 @@ def test_end_to_end_from_analysis_to_verdict() -> None:
         "incompatible",
     )
     assert old_python.reasons == ("needs Python >=3.10; found python 3.9.18",)
+
+
+@pytest.mark.parametrize(
+    ("runtime", "version", "status"),
+    [
+        ("jdk", "17.0.2", "compatible"),
+        ("OpenJDK", "11.0.1", "incompatible"),
+        ("java", "", "unknown"),
+    ],
+)
+def test_a_stated_runtime_is_read_as_every_environment_is(
+    runtime: str, version: str, status: str
+) -> None:
+    """verdict_for settles the caller's environment as ingest settles any (one shape, one
+    set of runtime names), so a JDK is Java whatever the caller calls it."""
+    snippet = {"requires": [{"name": "java", "spec": ">=17"}]}
+    stated = EnvironmentInput(runtime=runtime, runtime_version=version or None)
+    assert verdict_for(snippet, stated).status == status

@@ -6,13 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from metisgraph.ingest.code import Requirement, Verdict, compatibility
+from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.records import EnvironmentInput
 
 __all__ = ["verdict_for"]
 
 _ORDER = ("compatible", "unknown", "incompatible")
-_RUNTIME_ALIASES = {"cpython": "python", "python3": "python", "nodejs": "node",
-                    "openjdk": "java", "golang": "go"}  # fmt: skip
 
 
 def verdict_for(snippet: Mapping[str, Any], environment: EnvironmentInput | None) -> Verdict:
@@ -21,9 +20,11 @@ def verdict_for(snippet: Mapping[str, Any], environment: EnvironmentInput | None
     A requirement verified in several environments holds each verified range; any one of
     them that the caller's environment satisfies is enough.
     """
+    # The caller's statement, settled as every environment is (runtime and package names).
+    settled = extract_environment((), environment) if environment is not None else None
     # An empty package list says nothing about what is installed: it is "not known".
-    packages = dict(environment.packages) if environment and environment.packages else None
-    runtime = _runtime(environment)
+    packages = dict(settled.packages) if settled and settled.packages else None
+    runtime = _runtime(settled)
     chosen = [
         _best_alternative(r, packages, runtime)
         for r in snippet.get("requires") or ()
@@ -35,11 +36,10 @@ def verdict_for(snippet: Mapping[str, Any], environment: EnvironmentInput | None
     return verdict
 
 
-def _runtime(environment: EnvironmentInput | None) -> tuple[str, str] | None:
+def _runtime(environment: EnvironmentFingerprint | None) -> tuple[str, str] | None:
     if environment is None or not environment.runtime or not environment.runtime_version:
         return None
-    name = environment.runtime.strip().lower()
-    return _RUNTIME_ALIASES.get(name, name), environment.runtime_version
+    return environment.runtime, environment.runtime_version
 
 
 def _best_alternative(
