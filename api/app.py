@@ -22,8 +22,8 @@ from metisgraph.api.context import Context
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
-from metisgraph.graph.counters import COUNTERS
-from metisgraph.ingest.embeddings import Embedder
+from metisgraph.graph import COUNTERS
+from metisgraph.ingest import Embedder
 
 __all__ = ["create_app"]
 

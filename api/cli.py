@@ -19,8 +19,8 @@ from rich.table import Table
 from metisgraph.api import cli_errors, cli_eval, cli_snippets
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
+from metisgraph.graph import IndexHealth, RepairFailed, repair_vector_index
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
-from metisgraph.graph.vector_health import IndexHealth, RepairFailed, repair_vector_index
 
 __all__ = ["app", "main", "open_services"]
 
@@ -236,7 +236,7 @@ def _population_report(name: str) -> Callable[[float], None]:
 @schema_app.command("export")
 def schema_export() -> None:
     """Print the JSON Schema of the input format (tasks, episodes, snippets)."""
-    from metisgraph.ingest.schema_export import input_schema
+    from metisgraph.ingest import input_schema
 
     sys.stdout.write(json.dumps(input_schema(), indent=2) + "\n")
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from metisgraph.ingest.errors.signatures import (
+from metisgraph.ingest.errors import (
     ErrorSignature,
     extract_errors,
     line_signature,

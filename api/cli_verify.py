@@ -16,7 +16,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.sandbox import SnippetNotFound, Verification, verify_snippet
 
 __all__ = ["verify"]

@@ -10,26 +10,31 @@ from typing import Any
 
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
-from metisgraph.graph.channels import (
+from metisgraph.graph import (
     ALL_OUTCOMES,
+    PRESETS,
     RECALLABLE_REVIEW,
     EnvironmentQuery,
     RecallFilters,
+    RecallOutcome,
     RecallRequest,
+    Vector,
     lexical_channels,
     project_scope,
+    recall,
 )
-from metisgraph.graph.recall import RecallOutcome, recall
-from metisgraph.graph.recall_settings import PRESETS
-from metisgraph.graph.vectors import Vector
+from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.environment import normalize_package
-from metisgraph.ingest.errors.signatures import extract_errors
-from metisgraph.ingest.prepare.episode import clean_tags, clean_tool
-from metisgraph.ingest.prepare.keywords import without_library_frames, words
-from metisgraph.ingest.prepare.symbols import question_symbols
-from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.sanitize.abstraction import sanitize
-from metisgraph.ingest.snippets.batch import verdict_for
+from metisgraph.ingest.errors import extract_errors
+from metisgraph.ingest.prepare import (
+    clean_tags,
+    clean_tool,
+    question_symbols,
+    without_library_frames,
+    words,
+)
+from metisgraph.ingest.sanitize import sanitize
+from metisgraph.ingest.snippets import verdict_for
 
 __all__ = ["MAX_K", "Question", "RecallAnswer", "answer", "recall_for"]
 

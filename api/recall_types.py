@@ -15,9 +15,9 @@ from strawberry.scalars import JSON
 from metisgraph.api.context import Info
 from metisgraph.api.recall_service import Question, RecallAnswer, answer
 from metisgraph.api.snippet_types import Compatibility, Snippet, snippet_view
-from metisgraph.graph.conflicts import Conflict as FoundConflict
-from metisgraph.graph.recall import Hit
-from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
+from metisgraph.graph import Conflict as FoundConflict
+from metisgraph.graph import Hit
+from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 
 __all__ = ["RecallContext", "RecallFilter", "RecallResult", "run_recall"]
 

@@ -27,13 +27,13 @@ from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
 from metisgraph.api.verification_types import VerificationMutation
-from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
-from metisgraph.ingest.records import Outcome as OutcomeEnum
-from metisgraph.ingest.records import SnippetKind as SnippetKindEnum
-from metisgraph.ingest.records import SnippetRelation as SnippetRelationEnum
-from metisgraph.ingest.records import Source as SourceEnum
-from metisgraph.ingest.records import TaskStatus as TaskStatusEnum
-from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest import Outcome as OutcomeEnum
+from metisgraph.ingest import SnippetKind as SnippetKindEnum
+from metisgraph.ingest import SnippetRelation as SnippetRelationEnum
+from metisgraph.ingest import Source as SourceEnum
+from metisgraph.ingest import TaskStatus as TaskStatusEnum
+from metisgraph.ingest.adapters import Parsed, SourceRef, validate_record
+from metisgraph.ingest.sanitize import sanitize
 
 __all__ = ["build_schema"]
 

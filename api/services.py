@@ -10,11 +10,18 @@ import anyio
 from neo4j import AsyncDriver
 
 from metisgraph.api.settings import Settings
+from metisgraph.graph import (
+    GraphStore,
+    IndexHealth,
+    SchemaReport,
+    ServerInfo,
+    apply_schema,
+    open_driver,
+    probe_vector_indexes,
+    vector_index_statements,
+)
 from metisgraph.graph.embedded import EmbeddedNeo4j
-from metisgraph.graph.schema import SchemaReport, apply_schema, vector_index_statements
-from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
-from metisgraph.graph.vector_health import IndexHealth, probe_vector_indexes
-from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest import Embedder
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 

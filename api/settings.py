@@ -7,8 +7,8 @@ import ipaddress
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
-from metisgraph.ingest.embeddings import EmbeddingSettings
+from metisgraph.graph import EmbeddedNeo4jSettings, Neo4jSettings
+from metisgraph.ingest import EmbeddingSettings
 from metisgraph.ingest.sandbox import SandboxSettings
 
 __all__ = ["ApiSettings", "Settings", "load_settings"]

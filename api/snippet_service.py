@@ -13,15 +13,20 @@ from typing import Any
 
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
-from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
-from metisgraph.graph.snippets import record_outcome, snippet_detail
-from metisgraph.graph.vectors import Vector
-from metisgraph.ingest.adapters.base import FieldError, Parsed, SourceRef, validate_record
+from metisgraph.graph import (
+    SnippetHit,
+    SnippetSearch,
+    Vector,
+    record_outcome,
+    search_snippets,
+    snippet_detail,
+)
+from metisgraph.ingest import EnvironmentInput
+from metisgraph.ingest.adapters import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
 from metisgraph.ingest.environment import extract_environment
-from metisgraph.ingest.records import EnvironmentInput
-from metisgraph.ingest.sanitize.abstraction import sanitize
-from metisgraph.ingest.snippets.batch import verdict_for
+from metisgraph.ingest.sanitize import sanitize
+from metisgraph.ingest.snippets import verdict_for
 
 __all__ = [
     "MAX_K",

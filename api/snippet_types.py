@@ -12,14 +12,14 @@ from strawberry.scalars import JSON
 
 from metisgraph.api import snippet_service as service
 from metisgraph.api.context import Info
-from metisgraph.graph.snippet_search import SnippetHit as FoundSnippet
+from metisgraph.graph import SnippetHit as FoundSnippet
+from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest.code import Verdict
-from metisgraph.ingest.records import EnvironmentInput as EnvironmentRecord
-from metisgraph.ingest.snippets.batch import verdict_for
+from metisgraph.ingest.snippets import verdict_for
 
 if TYPE_CHECKING:
     from metisgraph.api.schema import EnvironmentInput, FieldError
-    from metisgraph.ingest.records import SnippetKind, SnippetRelation
+    from metisgraph.ingest import SnippetKind, SnippetRelation
 
 __all__ = [
     "SnippetMutation",

@@ -1,34 +1,92 @@
 """Neo4j access: the embedded server, schema, stores, writes and recall.
 
-Imports nothing else of metisgraph. The names below are the public face; the modules
-behind them are free to change.
+Imports nothing else of metisgraph. The names below are the public face, and the only way
+ingest and api reach graph (tests/test_public_api.py holds them to it); the modules behind
+them are free to change.
 """
 
-from metisgraph.graph.channels import RecallFilters, RecallRequest
+from metisgraph.graph.channels import (
+    ALL_OUTCOMES,
+    RECALLABLE_REVIEW,
+    EnvironmentQuery,
+    RecallFilters,
+    RecallRequest,
+    lexical_channels,
+    project_scope,
+)
+from metisgraph.graph.conflicts import Conflict
+from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
 from metisgraph.graph.recall import Hit, RecallOutcome, recall
 from metisgraph.graph.recall_settings import PRESETS, RecallSettings
-from metisgraph.graph.schema import SchemaMismatch, SchemaReport, apply_schema
+from metisgraph.graph.schema import (
+    SchemaMismatch,
+    SchemaReport,
+    apply_schema,
+    vector_index_statements,
+)
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
+from metisgraph.graph.snippets import lineage_heads, record_outcome, snippet_detail, snippet_state
 from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
+from metisgraph.graph.vector_health import (
+    IndexHealth,
+    RepairFailed,
+    probe_vector_indexes,
+    repair_vector_index,
+)
+from metisgraph.graph.vectors import Vector
+from metisgraph.graph.verification import record_failure, record_pass
+from metisgraph.graph.writes import (
+    WriteBatch,
+    existing_episode_hashes,
+    existing_error_keys,
+    write_batch,
+)
 
 __all__ = [
+    "ALL_OUTCOMES",
+    "COUNTERS",
     "PRESETS",
+    "RECALLABLE_REVIEW",
+    "Conflict",
     "EmbeddedNeo4j",
     "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",
     "EmbeddedStatus",
+    "EnvironmentQuery",
     "GraphStore",
     "Hit",
+    "IndexHealth",
     "Neo4jSettings",
     "RecallFilters",
     "RecallOutcome",
     "RecallRequest",
     "RecallSettings",
+    "RepairFailed",
     "SchemaMismatch",
     "SchemaReport",
     "ServerInfo",
+    "SnippetHit",
+    "SnippetSearch",
+    "Vector",
+    "WriteBatch",
     "apply_schema",
+    "existing_episode_hashes",
+    "existing_error_keys",
+    "lexical_channels",
+    "lineage_heads",
     "open_driver",
+    "probe_vector_indexes",
+    "project_scope",
     "recall",
+    "record_failure",
+    "record_outcome",
+    "record_pass",
+    "repair_vector_index",
+    "search_snippets",
+    "snippet_detail",
+    "snippet_state",
+    "vector_index_statements",
+    "write_batch",
 ]

@@ -1,32 +1,46 @@
 """Writing memory: validation, abstraction and redaction, extraction, embeddings, batched writes.
 
-The names below are the public face; the modules behind them are free to change.
+The names below are the public face (with the rooms' own faces: `metisgraph.ingest.errors`,
+`.sanitize`, `.prepare`, `.snippets`, `.code` …), and the only way api reaches ingest
+(tests/test_public_api.py holds it to that); the modules behind them are free to change.
 """
 
 from metisgraph.ingest.adapters import FORMATS, Parsed, Refused, read_path, validate_record
-from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
-from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
-from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors, line_signature
+from metisgraph.ingest.embeddings import DEFAULT_MODEL, Embedder, EmbeddingSettings
+from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
+from metisgraph.ingest.errors import ErrorSignature, extract_errors, line_signature
 from metisgraph.ingest.pipeline import DeadLetter, Ingestor, IngestSummary
 from metisgraph.ingest.records import (
+    MAX_CODE_CHARS,
+    SCHEMA_VERSION,
+    Action,
+    EnvironmentInput,
     EpisodeRecord,
     Outcome,
+    SnippetInput,
+    SnippetKind,
     SnippetRecord,
+    SnippetRelation,
     Source,
     TaskRecord,
     TaskStatus,
 )
-from metisgraph.ingest.sanitize.abstraction import Abstracted, abstract, sanitize
-from metisgraph.ingest.sanitize.redaction import Redacted, redact
+from metisgraph.ingest.sanitize import Abstracted, Redacted, abstract, redact, sanitize
+from metisgraph.ingest.schema_export import input_schema
 from metisgraph.ingest.tools import ToolUse, extract_tools
 
 __all__ = [
+    "DEFAULT_MODEL",
     "FORMATS",
+    "MAX_CODE_CHARS",
+    "SCHEMA_VERSION",
     "Abstracted",
+    "Action",
     "DeadLetter",
     "Embedder",
     "EmbeddingSettings",
     "EnvironmentFingerprint",
+    "EnvironmentInput",
     "EpisodeRecord",
     "ErrorSignature",
     "IngestSummary",
@@ -35,7 +49,10 @@ __all__ = [
     "Parsed",
     "Redacted",
     "Refused",
+    "SnippetInput",
+    "SnippetKind",
     "SnippetRecord",
+    "SnippetRelation",
     "Source",
     "TaskRecord",
     "TaskStatus",
@@ -44,6 +61,7 @@ __all__ = [
     "extract_environment",
     "extract_errors",
     "extract_tools",
+    "input_schema",
     "line_signature",
     "read_path",
     "redact",

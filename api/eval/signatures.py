@@ -28,8 +28,7 @@ from typing import Any
 from drain3 import TemplateMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from metisgraph.ingest.errors.logtemplate import log_template
-from metisgraph.ingest.errors.signatures import line_signature
+from metisgraph.ingest.errors import line_signature, log_template
 
 __all__ = [
     "METHODS",

@@ -26,7 +26,14 @@ from pathlib import Path
 
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 
-__all__ = ["EmbeddedNeo4j", "EmbeddedNeo4jError", "EmbeddedStatus", "find_java"]
+__all__ = [
+    "MIN_JAVA",
+    "EmbeddedNeo4j",
+    "EmbeddedNeo4jError",
+    "EmbeddedNeo4jSettings",
+    "EmbeddedStatus",
+    "find_java",
+]
 
 MIN_JAVA = 21
 _LAUNCHER = "Launcher"

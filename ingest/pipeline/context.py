@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from metisgraph.graph.store import GraphStore
-from metisgraph.graph.vectors import Vector
+from metisgraph.graph import GraphStore, Vector
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 
 __all__ = ["chain_contexts", "context_rows", "refresh_context"]

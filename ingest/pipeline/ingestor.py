@@ -14,9 +14,9 @@ from typing import Any
 
 import anyio
 
-from metisgraph.graph.store import GraphStore
-from metisgraph.graph.vectors import Vector
-from metisgraph.graph.writes import (
+from metisgraph.graph import (
+    GraphStore,
+    Vector,
     WriteBatch,
     existing_episode_hashes,
     existing_error_keys,

@@ -14,6 +14,8 @@ from metisgraph.ingest.prepare.episode import (
     prepare_task,
     sanitize_value,
 )
+from metisgraph.ingest.prepare.keywords import without_library_frames, words
+from metisgraph.ingest.prepare.symbols import question_symbols
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -26,5 +28,8 @@ __all__ = [
     "embed_text",
     "prepare_episode",
     "prepare_task",
+    "question_symbols",
     "sanitize_value",
+    "without_library_frames",
+    "words",
 ]

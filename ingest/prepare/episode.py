@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from metisgraph.graph.channels import project_scope
+from metisgraph.graph import project_scope
 from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
 from metisgraph.ingest.prepare.keywords import identifier_keywords

@@ -14,9 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from metisgraph.graph.snippets import snippet_detail
-from metisgraph.graph.store import GraphStore
-from metisgraph.graph.verification import record_failure, record_pass
+from metisgraph.graph import GraphStore, record_failure, record_pass, snippet_detail
 from metisgraph.ingest.environment import (
     EnvironmentFingerprint,
     environment_row,

@@ -12,8 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metisgraph.graph.snippets import lineage_heads, snippet_state
-from metisgraph.graph.store import GraphStore
+from metisgraph.graph import GraphStore, lineage_heads, snippet_state
 from metisgraph.ingest.code import SnippetAnalysis, analyze_snippet
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.records import SnippetRecord, SnippetRelation

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metisgraph.graph.channels import project_scope
+from metisgraph.graph import project_scope
 from metisgraph.ingest.snippets.prepare import PreparedSnippet
 
 __all__ = ["symbol_tail", "write_steps"]
