@@ -31,7 +31,7 @@ class WriteBatch:
     chained_tasks: list[Row] = field(
         default_factory=list
     )  # {project, id} whose NEXT chain to refresh
-    # Context rows (ingest/pipeline/context.py) computed before the write; None: refresh after.
+    # Context rows (ingest/pipeline/neighbours.py) computed before the write; None: refresh after.
     contexts: list[Row] | None = field(default_factory=list)
     resolved_tasks: list[Row] = field(default_factory=list)  # {project, id} to memorize
     extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order

@@ -19,7 +19,7 @@ from metisgraph.ingest.adapters import Parsed
 from metisgraph.ingest.adapters.base import SourceRef
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline import Ingestor
-from metisgraph.ingest.pipeline.context import refresh_context
+from metisgraph.ingest.pipeline.neighbours import refresh_context
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 pytestmark = pytest.mark.anyio

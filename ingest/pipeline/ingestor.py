@@ -25,7 +25,7 @@ from metisgraph.graph import (
 from metisgraph.ingest.adapters.base import Refused
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Done, Item, PrepareAhead, batches
-from metisgraph.ingest.pipeline.context import chain_contexts, refresh_context
+from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_context
 from metisgraph.ingest.pipeline.rows import error_row, group_rows
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
 from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
