@@ -78,6 +78,12 @@ def _table(report: GroupingReport) -> Table:
     return table
 
 
+def _write_rankings(path: Path, rankings: dict[str, list[str]]) -> None:
+    """One line per query, in query order: {"id": ..., "ranked": [...]} (diffable runs)."""
+    lines = (json.dumps({"id": q, "ranked": ranked}) for q, ranked in rankings.items())
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
 @app.command()
 def retrieval(
     directory: Annotated[
@@ -88,6 +94,10 @@ def retrieval(
     keep: Annotated[bool, typer.Option(help="Keep the ingested namespace afterwards.")] = False,
     namespace: Annotated[
         str | None, typer.Option(help="Project prefix to ingest under (default: a fresh one).")
+    ] = None,
+    rankings: Annotated[
+        Path | None,
+        typer.Option(help="Write each query's ranked ids here, one JSON line per query."),
     ] = None,
 ) -> None:
     """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped."""
@@ -107,6 +117,8 @@ def retrieval(
             report = await evaluate_retrieval(
                 services, directory, preset=preset, keep=keep, namespace=namespace
             )
+            if rankings is not None:
+                _write_rankings(rankings, report.rankings)
             return report.as_json()
 
     try:

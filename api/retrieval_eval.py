@@ -52,6 +52,7 @@ class RetrievalReport:
     ingest: dict[str, int] = field(default_factory=dict)
     abstained: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)  # {id, error}: scored as misses
+    rankings: dict[str, list[str]] = field(default_factory=dict)  # query id -> ranked ids
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -175,10 +176,12 @@ class _Tally:
     latencies: list[float] = field(default_factory=list)
     abstained: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)
+    rankings: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, ranked: list[str], relevant: frozenset[str], ms: float, abstained: bool) -> None:
-        for name, value in metrics(ranked, relevant).items():
+    def add(self, q: EvalQuery, ranked: list[str], ms: float, abstained: bool) -> None:
+        for name, value in metrics(ranked, q.relevant).items():
             self.totals[name] = self.totals.get(name, 0.0) + value
+        self.rankings[q.id] = ranked
         self.latencies.append(ms)
         self.abstained += abstained
 
@@ -217,11 +220,11 @@ async def _ask_all(
             result = await answer(services, question)
         except Exception as exc:  # one question's failure is reported; the run goes on
             tally.failures.append({"id": q.id, "error": f"{type(exc).__name__}: {exc}"[:500]})
-            tally.add([], q.relevant, (time.perf_counter() - started) * 1000, False)
+            tally.add(q, [], (time.perf_counter() - started) * 1000, False)
             continue
         ranked = [h.episode["id"] for h in result.outcome.hits]
         ms = (time.perf_counter() - started) * 1000
-        tally.add(ranked, q.relevant, ms, result.outcome.abstained)
+        tally.add(q, ranked, ms, result.outcome.abstained)
     return tally
 
 
@@ -263,4 +266,5 @@ async def evaluate_retrieval(
         ingest=summary.as_dict(),
         abstained=tally.abstained,
         failures=tally.failures,
+        rankings=tally.rankings,
     )

@@ -52,10 +52,16 @@ def test_metrics_of_one_ranking() -> None:
 
 
 def test_eval_retrieval_prints_the_figures_as_json(
-    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path
 ) -> None:
-    result = runner.invoke(cli, ["eval", "retrieval", _set(fixtures_dir, "small"), "--json"])
+    rankings = tmp_path / "rankings.jsonl"
+    args = ["eval", "retrieval", _set(fixtures_dir, "small"), "--json", "--rankings", rankings]
+    result = runner.invoke(cli, [str(a) for a in args])
     assert result.exit_code == 0, result.output
+    # Each query's ranked ids, in query order, with the excluded record never among them.
+    ranked = [json.loads(line) for line in rankings.read_text().splitlines()]
+    assert [r["id"] for r in ranked] == ["q1", "q2", "q3", "q4"]
+    assert "r8" not in ranked[3]["ranked"] and "r2" in ranked[3]["ranked"][:5]
     report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(report) >= {"n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10"}
     assert report["n"] == 4
