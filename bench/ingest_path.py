@@ -169,10 +169,8 @@ async def measure(home: Path, port: int, source: Path) -> dict[str, Any]:
             await apply_schema(store, embedder.dimension)
             tracer = FilePath(package_root)
             await _ingest(store, embedder, source, tracer)
-            await store.run_text(
-                "MATCH (n {project: $project}) DETACH DELETE n",
-                {"project": json.loads(source.read_text())["project"]},
-            )
+            project = json.loads(source.read_text())["project"]
+            await store.run("forget_project", project=project)
             return tracer.measures()
         finally:
             await driver.close()

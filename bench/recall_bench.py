@@ -64,11 +64,7 @@ async def load_corpus(
     store: GraphStore, embedder: Embedder, corpus: Corpus, signature: str, batch_size: int
 ) -> dict[str, Any]:
     """Ingest the corpus unless this very corpus is loaded already; what it took."""
-    rows = await store.run_text(
-        "MATCH (m:BenchCorpus {project: $project}) RETURN m.signature AS signature",
-        {"project": corpus.project},
-        read=True,
-    )
+    rows = await store.run("bench_corpus_signature", project=corpus.project)
     if rows and rows[0]["signature"] == signature:
         return {"reused": True}
     if rows:
@@ -76,10 +72,7 @@ async def load_corpus(
     started = time.perf_counter()
     summary = await Ingestor(store, embedder, batch_size=batch_size).ingest(parsed_items(corpus))
     seconds = time.perf_counter() - started
-    await store.run_text(
-        "MERGE (m:BenchCorpus {project: $project}) SET m.signature = $signature",
-        {"project": corpus.project, "signature": signature},
-    )
+    await store.run("bench_mark_corpus", project=corpus.project, signature=signature)
     return {"reused": False, "seconds": round(seconds, 1), **summary.as_dict()}
 
 
@@ -97,13 +90,7 @@ async def build_chroma(store: GraphStore, project: str, path: Path, size: int) -
     collection = client.create_collection(name, metadata={"hnsw:space": "cosine"})
     after = ""
     while True:
-        rows = await store.run_text(
-            "MATCH (e:Episode {project: $project}) WHERE e.id > $after "
-            "RETURN e.id AS id, e.embedding AS embedding, e.summary AS summary "
-            "ORDER BY e.id LIMIT 5000",
-            {"project": project, "after": after},
-            read=True,
-        )
+        rows = await store.run("bench_episode_vectors", project=project, after=after, limit=5000)
         if not rows:
             break
         collection.add(

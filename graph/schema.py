@@ -61,11 +61,7 @@ def vector_index_statements(dimensions: int, *, vector_filters: bool) -> dict[st
 
 
 async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
-    rows = await store.run_text(
-        "SHOW VECTOR INDEXES YIELD name, options "
-        "RETURN name, options.indexConfig['vector.dimensions'] AS dimensions",
-        read=True,
-    )
+    rows = await store.run("vector_index_dimensions")
     wrong = {r["name"]: r["dimensions"] for r in rows if r["dimensions"] not in (None, dimensions)}
     if wrong:
         raise SchemaMismatch(
@@ -94,13 +90,11 @@ async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> set
     Returns the indexes the statements will build: the dropped ones and those not there.
     """
     wanted = _wanted_properties(statements)
-    rows = await store.run_text(
-        "SHOW INDEXES YIELD name, properties RETURN name, properties", read=True
-    )
+    rows = await store.run("index_properties")
     present = {r["name"]: sorted(r["properties"] or []) for r in rows}
     changed = [n for n, props in present.items() if n in wanted and props != sorted(wanted[n])]
     for name in changed:
-        await store.run_text(f"DROP INDEX {name} IF EXISTS")  # name from our own schema file
+        await store.run("drop_index", index=name)
     return set(changed) | (wanted.keys() - present.keys())
 
 
@@ -125,8 +119,8 @@ async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300)
         await _scope_old_snippets(store)
     for statement in statements:
         await store.run_text(statement)
-    await store.run_text("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})
-    rows = await store.run_text("SHOW INDEXES YIELD name, state RETURN name, state", read=True)
+    await store.run("await_indexes", timeout=timeout_s)
+    rows = await store.run("index_states")
     return SchemaReport(
         statements=len(statements),
         indexes={r["name"]: r["state"] for r in rows},

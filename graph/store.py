@@ -152,11 +152,7 @@ class GraphStore:
             return await session.execute_write(work)
 
     async def server_info(self) -> ServerInfo:
-        rows = await self.run_text(
-            "CALL dbms.components() YIELD name, versions, edition "
-            "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
-            read=True,
-        )
+        rows = await self.run("server_components")
         return ServerInfo(version=rows[0]["version"], edition=rows[0]["edition"])
 
     async def ping(self) -> bool:
