@@ -1,4 +1,4 @@
-"""Fuse the channels' ranked candidates into one relevance score per episode."""
+"""Fuse channels' ranked candidates into one relevance score each: recall's and snippets'."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from metisgraph.graph.recall_settings import GRAPH_CHANNELS, RecallSettings
 
-__all__ = ["Candidate", "Fused", "fuse"]
+__all__ = ["Candidate", "Fused", "fuse", "ranked", "reciprocal_rank"]
 
-Key = tuple[str, str]  # (project, episode id)
+Key = tuple[str, str]  # (project, id)
 
 
 @dataclass(frozen=True)
@@ -39,27 +39,23 @@ def _zscore(ranked: Sequence[Candidate], weight: float) -> tuple[dict[Key, float
 
 
 def fuse(channels: Mapping[str, Sequence[Candidate]], settings: RecallSettings) -> list[Fused]:
-    """One score per candidate, best first.
+    """Recall's fusion: one score per candidate, best first.
 
     ``zscore``: each ranked channel (vector, full-text …) is standardised over its own
     candidates, weighted and summed; a candidate a channel did not return gets that
     channel's floor. Graph channels (errors, symbols, tags …) are sparse evidence: they add
     weight * score / best score. ``rrf``: reciprocal rank fusion, weighted.
     """
-    fused: dict[Key, Fused] = {}
+    weights = {name: settings.weights.of(name) for name in channels}
+    if settings.fusion == "rrf":
+        return reciprocal_rank(channels, weights, settings.rrf_k)
+    fused = _collect(channels)
     floors: dict[str, float] = {}
     for name, ranked in channels.items():
-        weight = settings.weights.of(name)
+        weight = weights[name]
         if not ranked or weight == 0:
             continue
-        for rank, candidate in enumerate(ranked, start=1):
-            item = fused.setdefault(candidate.key, Fused(candidate.key, 0.0))
-            item.scores[name] = candidate.score
-            item.ranks[name] = rank
-        if settings.fusion == "rrf":
-            for rank, candidate in enumerate(ranked, start=1):
-                fused[candidate.key].contributions[name] = weight / (settings.rrf_k + rank)
-        elif name in GRAPH_CHANNELS:
+        if name in GRAPH_CHANNELS:
             best = max(c.score for c in ranked) or 1.0
             for candidate in ranked:
                 fused[candidate.key].contributions[name] = weight * candidate.score / best
@@ -67,6 +63,38 @@ def fuse(channels: Mapping[str, Sequence[Candidate]], settings: RecallSettings) 
             contributions, floors[name] = _zscore(ranked, weight)
             for key, value in contributions.items():
                 fused[key].contributions[name] = value
+    return _best_first(fused, floors)
+
+
+def reciprocal_rank(
+    channels: Mapping[str, Sequence[Candidate]], weights: Mapping[str, float], k: int
+) -> list[Fused]:
+    """Weighted reciprocal rank fusion: each channel adds weight / (k + rank), best first.
+
+    A channel without weight still reports its scores and ranks (why a hit matched) but
+    adds nothing to the relevance.
+    """
+    fused = _collect(channels)
+    for name, ranked in channels.items():
+        weight = weights.get(name, 0.0)
+        if weight:
+            for rank, candidate in enumerate(ranked, start=1):
+                fused[candidate.key].contributions[name] = weight / (k + rank)
+    return _best_first(fused, {})
+
+
+def _collect(channels: Mapping[str, Sequence[Candidate]]) -> dict[Key, Fused]:
+    """Every candidate with its score and rank in each channel that returned it."""
+    fused: dict[Key, Fused] = {}
+    for name, ranked in channels.items():
+        for rank, candidate in enumerate(ranked, start=1):
+            item = fused.setdefault(candidate.key, Fused(candidate.key, 0.0))
+            item.scores[name] = candidate.score
+            item.ranks[name] = rank
+    return fused
+
+
+def _best_first(fused: dict[Key, Fused], floors: Mapping[str, float]) -> list[Fused]:
     for item in fused.values():
         missing = sum(floor for name, floor in floors.items() if name not in item.contributions)
         item.relevance = sum(item.contributions.values()) + missing

@@ -9,7 +9,6 @@ matches rank by how reuse went (that order is reported either way).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,7 @@ from neo4j.exceptions import Neo4jError
 
 from metisgraph.graph.channels import lucene_query, project_scope
 from metisgraph.graph.counters import COUNTERS
+from metisgraph.graph.fusion import Candidate, reciprocal_rank
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.store import GraphStore
 
@@ -178,19 +178,16 @@ async def _hits(
     and meaning and words rank.
     """
     ranking = {"semantic", "fulltext"} & set(channels) or {"structure"}
-    fused: dict[str, float] = defaultdict(float)
-    scores: dict[str, dict[str, float]] = defaultdict(dict)
-    ranks: dict[str, dict[str, int]] = defaultdict(dict)
-    for name, rows in channels.items():
-        for rank, row in enumerate(rows, start=1):
-            if name in ranking:
-                fused[row["id"]] += 1.0 / (_RRF_K + rank)
-            scores[row["id"]][name] = float(row["score"])
-            ranks[row["id"]][name] = rank
-    top = sorted(fused, key=lambda i: (-fused[i], i))[: q.k]
-    found = await snippets_by_id(store, q.project, top)
+    candidates = {
+        name: [Candidate((q.project, row["id"]), float(row["score"])) for row in rows]
+        for name, rows in channels.items()
+    }
+    weights = {name: 1.0 for name in ranking}
+    fused = [f for f in reciprocal_rank(candidates, weights, _RRF_K) if f.contributions]
+    top = fused[: q.k]
+    found = await snippets_by_id(store, q.project, [f.key[1] for f in top])
     return [
-        SnippetHit(found[i], fused[i], scores[i], ranks[i], matched.get(i, []))
-        for i in top
-        if i in found
+        SnippetHit(found[f.key[1]], f.relevance, f.scores, f.ranks, matched.get(f.key[1], []))
+        for f in top
+        if f.key[1] in found
     ]
