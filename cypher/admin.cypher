@@ -7,10 +7,14 @@ CALL dbms.components() YIELD name, versions, edition
 WHERE name = 'Neo4j Kernel'
 RETURN versions[0] AS version, edition
 
-// name: vector_index_dimensions
+// name: vector_indexes
 // mode: read
-SHOW VECTOR INDEXES YIELD name, options
-RETURN name, options.indexConfig['vector.dimensions'] AS dimensions
+// Each vector index with its state, what it covers (the vector property first, then the
+// properties a SEARCH may filter on) and the dimension it was built for.
+SHOW VECTOR INDEXES YIELD name, state, populationPercent AS percent,
+     labelsOrTypes AS labels, properties, options
+RETURN name, state, percent, labels, properties,
+       options.indexConfig['vector.dimensions'] AS dimensions
 
 // name: index_properties
 // mode: read
@@ -21,6 +25,28 @@ RETURN name, properties
 // mode: read
 SHOW INDEXES YIELD name, state
 RETURN name, state
+
+// name: index_population
+// mode: read
+SHOW INDEXES YIELD name, state, populationPercent
+WHERE name = $index
+RETURN state, populationPercent AS percent
+
+// name: probe_vector_index
+// mode: read
+// A vector search that must answer (graph/vector_health.py); no rows is healthy.
+CALL db.index.vector.queryNodes($index, 1, $vector) YIELD node
+RETURN count(*) AS n
+
+// name: probe_vector_index_filtered
+// mode: read
+// The filtered search Neo4j 2026.08 fails once an index holds deletions (issue 12), with a
+// filter that matches nothing. {{label}} and {{index}}: names checked by Query.naming.
+CYPHER 25
+MATCH (n:{{label}})
+  SEARCH n IN (VECTOR INDEX {{index}} FOR $vector WHERE n.project = $project LIMIT 1)
+  SCORE AS score
+RETURN count(*) AS n
 
 // name: drop_index
 // mode: write

@@ -7,6 +7,10 @@ A query file holds blocks that start with a header comment::
     UNWIND $rows AS row ...
 
 ``schema.cypher`` is different: statements separated by ``;`` applied in order.
+
+A query may hold slots, ``{{name}}``, for what Cypher takes no parameter for: a label or
+an index name (``Query.naming``, checked against a strict pattern) or other named pieces
+(``Query.filled``). Queries are composed by name (``union_all``), never by rewriting text.
 """
 
 from __future__ import annotations
@@ -17,11 +21,21 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-__all__ = ["Query", "QueryNotFound", "load_queries", "query", "schema_statements"]
+__all__ = [
+    "Query",
+    "QueryNotFound",
+    "load_queries",
+    "query",
+    "schema_statements",
+    "union_all",
+]
 
 _PACKAGE = "metisgraph.cypher"
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
 _MODE = re.compile(r"^//\s*mode:\s*(read|write|batch)\s*$", re.MULTILINE)
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+_VERSION = "CYPHER 25"
 
 
 class QueryNotFound(KeyError):
@@ -34,6 +48,26 @@ class Query:
     text: str
     mode: Literal["read", "write", "batch"]  # batch: an implicit transaction (IN TRANSACTIONS)
     source: str
+
+    @property
+    def slots(self) -> set[str]:
+        """The ``{{name}}`` slots still to fill before the query can run."""
+        return set(_SLOT.findall(self.text))
+
+    def naming(self, **names: str) -> Query:
+        """The query with label or index name slots filled; each name checked, never trusted."""
+        for slot, name in names.items():
+            if not _NAME.match(name):
+                raise ValueError(f"{self.name}: not a label or index name for {slot}: {name!r}")
+        return self.filled(**names)
+
+    def filled(self, **slots: str) -> Query:
+        """The query with slots filled by Cypher of our own (other named queries' text)."""
+        unknown = set(slots) - self.slots
+        if unknown:
+            raise ValueError(f"{self.name}: no slot {sorted(unknown)}")
+        text = _SLOT.sub(lambda m: slots.get(m[1], m[0]), self.text)
+        return Query(self.name, text, self.mode, self.source)
 
 
 def _blocks(source: str, text: str) -> list[Query]:
@@ -66,6 +100,19 @@ def load_queries() -> dict[str, Query]:
                 )
             queries[q.name] = q
     return queries
+
+
+def union_all(parts: list[Query]) -> Query:
+    """Read queries answered in one round trip: their rows one after the other.
+
+    Each part runs as Cypher 25 (the version the parts that need it declare); the parts
+    must have the same columns.
+    """
+    if not parts or any(p.mode != "read" for p in parts):
+        raise ValueError("union_all takes one or more read queries")
+    bodies = [p.text.removeprefix(_VERSION).strip() for p in parts]
+    text = f"{_VERSION}\n" + "\nUNION ALL\n".join(bodies)
+    return Query("+".join(p.name for p in parts), text, "read", "composed")
 
 
 def query(name: str) -> Query:

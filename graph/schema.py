@@ -61,7 +61,7 @@ def vector_index_statements(dimensions: int, *, vector_filters: bool) -> dict[st
 
 
 async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
-    rows = await store.run("vector_index_dimensions")
+    rows = await store.run("vector_indexes")
     wrong = {r["name"]: r["dimensions"] for r in rows if r["dimensions"] not in (None, dimensions)}
     if wrong:
         raise SchemaMismatch(

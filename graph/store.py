@@ -16,7 +16,7 @@ from neo4j import (
 )
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
-from metisgraph.graph.cypher import query
+from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.settings import Neo4jSettings
 
 __all__ = ["GraphStore", "ServerInfo", "open_driver"]
@@ -91,7 +91,13 @@ class GraphStore:
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named query in one managed transaction (reads routed as reads)."""
-        q = query(name)
+        return await self.run_query(query(name), params)
+
+    async def run_query(self, q: Query, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run a query as its mode says: a read routed as a read, a batch in an implicit
+        transaction, a write in one managed transaction."""
+        if q.slots:
+            raise ValueError(f"{q.name}: slots {sorted(q.slots)} not filled")
         if q.mode == "batch":
             return await self._run_implicit(q.text, params)
         return await self.run_text(q.text, params, read=q.mode == "read")

@@ -9,7 +9,6 @@ filtering.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,12 +17,12 @@ from typing import Any
 from neo4j.exceptions import Neo4jError
 
 from metisgraph.graph.counters import COUNTERS
+from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.schema import vector_index_statements
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["IndexHealth", "RepairFailed", "probe_vector_indexes", "repair_vector_index"]
 
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 # Project names start with a letter or digit (ingest.records.ProjectName): none is this.
 _NO_PROJECT = "#metisgraph-probe"
 _REASON_CHARS = 300
@@ -40,23 +39,10 @@ class IndexHealth:
     error: str | None = None
 
 
-def _checked(name: str) -> str:
-    """A label or index name that goes into query text: our own, checked anyway."""
-    if not _NAME.match(name):
-        raise ValueError(f"not a label or index name: {name!r}")
-    return name
-
-
-def _probe_text(name: str, label: str, filtered: bool) -> str:
+def _probe_query(name: str, label: str, filtered: bool) -> Query:
     if filtered:
-        return (
-            f"CYPHER 25 MATCH (n:{_checked(label)}) SEARCH n IN (VECTOR INDEX {_checked(name)} "
-            "FOR $vector WHERE n.project = $project LIMIT 1) SCORE AS score RETURN count(*) AS n"
-        )
-    return (
-        f"CALL db.index.vector.queryNodes('{_checked(name)}', 1, $vector) YIELD node "
-        "RETURN count(*) AS n"
-    )
+        return query("probe_vector_index_filtered").naming(label=label, index=name)
+    return query("probe_vector_index")
 
 
 async def _probe(store: GraphStore, row: dict[str, Any], filtered: bool) -> IndexHealth:
@@ -66,10 +52,9 @@ async def _probe(store: GraphStore, row: dict[str, Any], filtered: bool) -> Inde
     # properties: the vector property first, then the ones SEARCH ... WHERE may filter on
     with_filter = filtered and "project" in (row["properties"] or [])[1:]
     try:
-        await store.run_text(
-            _probe_text(name, labels[0], with_filter),
-            {"vector": [1.0] * dims, "project": _NO_PROJECT},
-            read=True,
+        await store.run_query(
+            _probe_query(name, labels[0], with_filter),
+            {"index": name, "vector": [1.0] * dims, "project": _NO_PROJECT},
         )
     except Neo4jError as error:
         return IndexHealth(name, False, f"{error.code}: {(error.message or '')[:_REASON_CHARS]}")
@@ -80,13 +65,7 @@ async def probe_vector_indexes(
     store: GraphStore, wanted: list[str], *, filtered: bool
 ) -> dict[str, IndexHealth]:
     """Probe each wanted vector index; a missing one is unhealthy. Failures are counted."""
-    rows = await store.run_text(
-        "SHOW VECTOR INDEXES YIELD name, state, populationPercent AS percent, "
-        "labelsOrTypes AS labels, properties, options "
-        "RETURN name, state, percent, labels, properties, "
-        "options.indexConfig['vector.dimensions'] AS dimensions",
-        read=True,
-    )
+    rows = await store.run("vector_indexes")
     present = {r["name"]: r for r in rows}
     health: dict[str, IndexHealth] = {}
     for name in wanted:
@@ -100,12 +79,7 @@ async def probe_vector_indexes(
 
 
 async def _population(store: GraphStore, name: str) -> tuple[str, float]:
-    rows = await store.run_text(
-        "SHOW INDEXES YIELD name, state, populationPercent WHERE name = $name "
-        "RETURN state, populationPercent AS percent",
-        {"name": name},
-        read=True,
-    )
+    rows = await store.run("index_population", index=name)
     if not rows:
         raise RepairFailed(f"index {name} disappeared while it was rebuilt")
     return str(rows[0]["state"]), float(rows[0]["percent"] or 0.0)
@@ -129,7 +103,7 @@ async def repair_vector_index(
     statements = vector_index_statements(dimensions, vector_filters=vector_filters)
     if name not in statements:
         raise ValueError(f"not a vector index of ours: {name!r}; ours: {', '.join(statements)}")
-    await store.run_text(f"DROP INDEX {_checked(name)} IF EXISTS")
+    await store.run("drop_index", index=name)
     await store.run_text(statements[name])
     deadline = time.monotonic() + timeout_s
     while True:

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from metisgraph.graph.cypher import load_queries
+from metisgraph.graph.cypher import load_queries, query, union_all
+from metisgraph.graph.store import GraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 # Clauses that begin or carry a statement; a word like "match" in prose does not count.
 _CYPHER = re.compile(
-    r"\b(MATCH\s*\(|MERGE\s*\(|UNWIND\s+\$|DETACH\s+DELETE|SHOW\s+(VECTOR\s+)?INDEXES|"
+    r"\b(MATCH\s*\(|MERGE\s*\(|UNWIND\s+\$|DETACH\s+DELETE|SHOW\s+(VECTOR\s+)?INDEXES\s+YIELD|"
     r"CALL\s+(db|dbms)\.|FOR\s*\(\w+:\w+\)|DROP\s+INDEX\s+\$|RETURN\s+\w+\s+AS\b)"
 )
 
@@ -61,3 +62,34 @@ def test_every_named_query_declares_a_mode() -> None:
     for q in queries.values():
         assert q.mode in {"read", "write", "batch"}, q.name
         assert "// mode:" not in q.text and q.text.strip(), q.name
+
+
+def test_names_go_into_query_text_only_when_they_are_plain_words() -> None:
+    probe = query("probe_vector_index_filtered")
+    assert probe.slots == {"label", "index"}
+    named = probe.naming(label="Episode", index="episode_embedding")
+    assert named.slots == set() and "VECTOR INDEX episode_embedding" in named.text
+    for bad in ("Episode) DETACH DELETE (n", "x`", "1abc", ""):
+        with pytest.raises(ValueError, match="not a label or index name"):
+            probe.naming(label=bad, index="episode_embedding")
+    with pytest.raises(ValueError, match="no slot"):
+        probe.naming(label="Episode", index="episode_embedding", other="x")
+
+
+@pytest.mark.anyio
+async def test_a_query_with_an_empty_slot_is_never_sent() -> None:
+    store = GraphStore(driver=None)  # type: ignore[arg-type]  # refused before any I/O
+    with pytest.raises(ValueError, match="not filled"):
+        await store.run_query(query("probe_vector_index_filtered"), {})
+
+
+def test_union_all_joins_read_queries_under_one_cypher_version() -> None:
+    parts = [
+        query("server_components"),
+        query("probe_vector_index_filtered").naming(label="Error", index="error_embedding"),
+    ]
+    joined = union_all(parts)
+    assert joined.mode == "read" and joined.text.startswith("CYPHER 25\n")
+    assert joined.text.count("CYPHER 25") == 1 and joined.text.count("UNION ALL") == 1
+    with pytest.raises(ValueError, match="read queries"):
+        union_all([query("drop_index")])
