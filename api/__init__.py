@@ -4,14 +4,14 @@ The names below are the public face; the modules behind them are free to change.
 """
 
 from metisgraph.api.app import create_app
-from metisgraph.api.recall_service import Question, RecallAnswer, answer
+from metisgraph.api.recall_service import answer
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import ApiSettings, Settings, load_settings
+from metisgraph.ingest.question import Question
 
 __all__ = [
     "ApiSettings",
     "Question",
-    "RecallAnswer",
     "Services",
     "Settings",
     "answer",

@@ -347,7 +347,8 @@ def recall_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall the episodes that help with a question."""
-    from metisgraph.api.recall_service import Question, recall_for
+    from metisgraph.api.recall_service import recall_for
+    from metisgraph.ingest.question import Question
 
     async def run() -> dict[str, Any]:
         async with open_services() as services:

@@ -7,19 +7,20 @@ recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallR
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.context import Info
-from metisgraph.api.recall_service import Question, RecallAnswer, answer
+from metisgraph.api.recall_service import answer
 from metisgraph.api.snippet_types import Compatibility, Snippet, snippet_view
 from metisgraph.graph import Conflict as FoundConflict
-from metisgraph.graph import Hit
+from metisgraph.graph import Hit, RecallFilters, RecallOutcome
 from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
+from metisgraph.ingest.question import Question
 
-__all__ = ["RecallContext", "RecallFilter", "RecallResult", "run_recall"]
+__all__ = ["RecallContext", "RecallFilter", "RecallQuery", "RecallResult"]
 
 
 @strawberry.input(description="The caller's environment: compatibility is judged against it.")
@@ -311,13 +312,12 @@ def _why(hit: Hit) -> Why:
     )
 
 
-def _hit(hit: Hit, result: RecallAnswer) -> RecallHit:
-    key = (hit.episode["project"], hit.episode["id"])
+def _hit(hit: Hit) -> RecallHit:
     return RecallHit(
         episode=_episode(hit.episode),
         score=hit.score,
         why=_why(hit),
-        snippets=[_bridge(s) for s in result.snippets.get(key, [])],
+        snippets=[_bridge(s) for s in hit.snippets],
         errors=[
             HitError(
                 relation=e["relation"],
@@ -346,67 +346,89 @@ def _conflict(conflict: FoundConflict, hits: dict[str, Hit]) -> Conflict:
     )
 
 
+def _filters(given: RecallFilter | None) -> RecallFilters:
+    """The GraphQL filter as recall's one filter type (an empty list asks for nothing)."""
+    if given is None:
+        return RecallFilters()
+    return RecallFilters(
+        outcomes=tuple(given.outcome) if given.outcome else None,
+        review=tuple(given.review_status) if given.review_status else None,
+        since=given.since,
+        until=given.until,
+        min_confidence=given.min_confidence,
+        kinds=tuple(given.kinds) if given.kinds else None,
+    )
+
+
+def _environment_record(env: CallerEnvironment | None) -> EnvironmentRecord | None:
+    if env is None:
+        return None
+    given: dict[str, Any] = dict(env.packages) if isinstance(env.packages, dict) else {}
+    return EnvironmentRecord(
+        os=env.os,
+        os_version=env.os_version,
+        arch=env.arch,
+        runtime=env.runtime,
+        runtime_version=env.runtime_version,
+        packages={str(k): str(v) for k, v in given.items()},
+    )
+
+
 def _question(
     project: str,
     query: str,
-    k: int,
     context: RecallContext | None,
     filter: RecallFilter | None,
+    k: int,
     preset: str,
 ) -> Question:
-    env = context.environment if context else None
-    environment = None
-    if env is not None:
-        given: dict[str, Any] = dict(env.packages) if isinstance(env.packages, dict) else {}
-        packages = {str(k): str(v) for k, v in given.items()}
-        environment = EnvironmentRecord(
-            os=env.os,
-            os_version=env.os_version,
-            arch=env.arch,
-            runtime=env.runtime,
-            runtime_version=env.runtime_version,
-            packages=packages,
-        )
-    f = filter or RecallFilter()
+    """The resolver's arguments as the question ingest prepares."""
+    context = context or RecallContext()
     return Question(
         project=project,
         query=query,
         k=k,
-        projects=tuple(context.projects or ()) if context else (),
-        error=context.error if context else None,
-        environment=environment,
-        tags=tuple(context.tags or ()) if context else (),
-        tools=tuple(context.tools or ()) if context else (),
-        outcomes=tuple(f.outcome) if f.outcome else None,
-        review=tuple(f.review_status) if f.review_status else None,
-        since=f.since,
-        until=f.until,
-        min_confidence=f.min_confidence,
-        kinds=tuple(f.kinds) if f.kinds else None,
+        projects=tuple(context.projects or ()),
+        error=context.error,
+        environment=_environment_record(context.environment),
+        tags=tuple(context.tags or ()),
+        tools=tuple(context.tools or ()),
+        filters=_filters(filter),
         preset=preset,
     )
 
 
-async def run_recall(
-    info: Info,
-    project: str,
-    query: str,
-    k: int,
-    context: RecallContext | None,
-    filter: RecallFilter | None,
-    preset: str,
-) -> RecallResult:
-    services = info.context.ready_services()
-    question = _question(project, query, k, context, filter, preset)
-    info.context.caller.require(question.all_projects)
-    result = await answer(services, question)
-    outcome = result.outcome
+def _result(outcome: RecallOutcome) -> RecallResult:
     by_id = {h.episode["id"]: h for h in outcome.hits}
     return RecallResult(
-        hits=[_hit(h, result) for h in outcome.hits],
+        hits=[_hit(h) for h in outcome.hits],
         conflicts=[_conflict(c, by_id) for c in outcome.conflicts],
         abstained=outcome.abstained,
         reason=outcome.reason,
         timings=cast(JSON, outcome.timings),
         warnings=[RecallWarning(channel=w.channel, reason=w.reason) for w in outcome.warnings],
     )
+
+
+@strawberry.type
+class RecallQuery:
+    @strawberry.field(description="Recall the experience that helps with a question.")
+    async def recall(
+        self,
+        info: Info,
+        project: str,
+        query: str,
+        context: RecallContext | None = None,
+        filter: RecallFilter | None = None,
+        k: int = 5,
+        preset: Annotated[
+            str,
+            strawberry.argument(
+                description="Channel weights: balanced, semantic, lexical, errors, rrf"
+            ),
+        ] = "balanced",
+    ) -> RecallResult:
+        services = info.context.ready_services()
+        question = _question(project, query, context, filter, k, preset)
+        info.context.caller.require(question.all_projects)
+        return _result(await answer(services, question))

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metisgraph.api.recall_service import Question, answer
+from metisgraph.api.recall_service import answer
 from metisgraph.api.services import Services
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
+from metisgraph.ingest.question import Question
 
 __all__ = ["EvalQuery", "RetrievalReport", "evaluate_retrieval", "load_queries", "metrics"]
 
@@ -222,9 +223,9 @@ async def _ask_all(
             tally.failures.append({"id": q.id, "error": f"{type(exc).__name__}: {exc}"[:500]})
             tally.add(q, [], (time.perf_counter() - started) * 1000, False)
             continue
-        ranked = [h.episode["id"] for h in result.outcome.hits]
+        ranked = [h.episode["id"] for h in result.hits]
         ms = (time.perf_counter() - started) * 1000
-        tally.add(q, ranked, ms, result.outcome.abstained)
+        tally.add(q, ranked, ms, result.abstained)
     return tally
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -20,9 +20,9 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from metisgraph.api import recall_types as rt
 from metisgraph.api.context import Info, UserError
 from metisgraph.api.errors import MaskInternalErrors
+from metisgraph.api.recall_types import RecallQuery
 from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
@@ -295,27 +295,6 @@ class MemoryMutation:
     @strawberry.mutation(description="Record a task (episodes link to it by taskId).")
     async def record_task(self, info: Info, input: TaskInput) -> RecordResult:
         return (await _record(info, [input], "task", "input")).results[0]
-
-
-@strawberry.type
-class RecallQuery:
-    @strawberry.field(description="Recall the experience that helps with a question.")
-    async def recall(
-        self,
-        info: Info,
-        project: str,
-        query: str,
-        context: rt.RecallContext | None = None,
-        filter: rt.RecallFilter | None = None,
-        k: int = 5,
-        preset: Annotated[
-            str,
-            strawberry.argument(
-                description="Channel weights: balanced, semantic, lexical, errors, rrf"
-            ),
-        ] = "balanced",
-    ) -> rt.RecallResult:
-        return await rt.run_recall(info, project, query, k, context, filter, preset)
 
 
 # Each area contributes its own query and mutation fields; the schema merges them.

@@ -1,36 +1,299 @@
-// Recall: candidate channels and the expansion across the bridge. Reads only.
-// Templates: {{index}} is one of the episode vector indexes and {{filters}} the caller's
-// filters that narrow anything ("AND e.outcome IN $outcomes ..."), built from a fixed set of
-// clauses in graph/channels.py: a filter left at its default costs the index nothing.
-// Every other value is a parameter. Vector scores are returned as cosine similarity
-// (Neo4j's index score for cosine is (1 + cosine) / 2).
+// Recall: the candidate channels, the filters they share, and the expansion across the
+// bridge. Reads only.
+//
+// A channel is one named query, `channel_<channel>` (and its variants for older servers or
+// a failed search), returning one row: its name and its candidates as [project, id, score].
+// graph/channels.py asks several at once with cypher.union_all; the parameters are already
+// named for the channel ($vector_limit, $tags_words ...), so the pieces never clash. Shared
+// values keep their names: $projects, and the filters' ($outcomes, $review, $since, $until,
+// $min_confidence, $kinds).
+//
+// {{filters}}: the caller's filters that narrow anything, from the `filter_*` pieces below
+// (graph/channels.filters_clause): a filter left at its default costs the index nothing.
+// Vector scores are returned as cosine similarity (Neo4j's index score for cosine is
+// (1 + cosine) / 2).
 
-// name: vector_episodes
+// name: filter_outcomes
+// mode: read
+e.outcome IN $outcomes
+
+// name: filter_review
+// mode: read
+// Rejected memory is never recallable (e.recallable, in every channel), whatever is asked.
+e.review_status IN $review
+
+// name: filter_since
+// mode: read
+e.created_at >= $since
+
+// name: filter_until
+// mode: read
+e.created_at <= $until
+
+// name: filter_min_confidence
+// mode: read
+e.confidence >= $min_confidence
+
+// name: filter_kinds
+// mode: read
+e.kind IN $kinds
+
+// name: channel_vector
 // mode: read
 // In-index filtering (Cypher 25 SEARCH ... WHERE): the index only sees the readable,
 // recallable episodes that pass the filters, so k results come back however large the rest.
-CYPHER 25
-MATCH (e:Episode)
-  SEARCH e IN (
-    VECTOR INDEX {{index}}
-    FOR $vector
-    WHERE e.project IN $projects AND e.recallable = true {{filters}}
-    LIMIT $limit
-  ) SCORE AS score
-RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
-ORDER BY score DESC
+CALL () {
+  MATCH (e:Episode)
+    SEARCH e IN (
+      VECTOR INDEX episode_embedding
+      FOR $vector_vector
+      WHERE e.project IN $projects AND e.recallable = true {{filters}}
+      LIMIT $vector_limit
+    ) SCORE AS score
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+}
+RETURN 'vector' AS channel, collect([project, id, score]) AS found
 
-// name: vector_episodes_overfetch
+// name: channel_title
+// mode: read
+// channel_vector over the titles: an episode's title against the question's first line.
+CALL () {
+  MATCH (e:Episode)
+    SEARCH e IN (
+      VECTOR INDEX episode_title_embedding
+      FOR $title_vector
+      WHERE e.project IN $projects AND e.recallable = true {{filters}}
+      LIMIT $title_limit
+    ) SCORE AS score
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+}
+RETURN 'title' AS channel, collect([project, id, score]) AS found
+
+// name: channel_context
+// mode: read
+// channel_vector over each episode with its neighbouring steps (their summed vectors).
+CALL () {
+  MATCH (e:Episode)
+    SEARCH e IN (
+      VECTOR INDEX episode_context_embedding
+      FOR $context_vector
+      WHERE e.project IN $projects AND e.recallable = true {{filters}}
+      LIMIT $context_limit
+    ) SCORE AS score
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+}
+RETURN 'context' AS channel, collect([project, id, score]) AS found
+
+// name: channel_vector_overfetch
 // mode: read
 // Servers before 2026.02 have no filters inside the vector index: ask for more, filter
 // after, and the caller widens the fetch while filtered results are short.
-CALL db.index.vector.queryNodes('{{index}}', $fetch, $vector) YIELD node AS e, score
-WHERE e.project IN $projects AND e.recallable = true {{filters}}
-RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
-ORDER BY score DESC
-LIMIT $limit
+CALL () {
+  CALL db.index.vector.queryNodes('episode_embedding', $vector_fetch, $vector_vector) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+  LIMIT $vector_limit
+}
+RETURN 'vector' AS channel, collect([project, id, score]) AS found
 
-// name: vector_episodes_live
+// name: channel_title_overfetch
+// mode: read
+// channel_vector_overfetch over the titles.
+CALL () {
+  CALL db.index.vector.queryNodes('episode_title_embedding', $title_fetch, $title_vector) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+  LIMIT $title_limit
+}
+RETURN 'title' AS channel, collect([project, id, score]) AS found
+
+// name: channel_context_overfetch
+// mode: read
+// channel_vector_overfetch over the episodes with their neighbours.
+CALL () {
+  CALL db.index.vector.queryNodes('episode_context_embedding', $context_fetch, $context_vector) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
+  ORDER BY score DESC
+  LIMIT $context_limit
+}
+RETURN 'context' AS channel, collect([project, id, score]) AS found
+
+// name: channel_fulltext
+// mode: read
+// $text already holds +scope:(...) so Lucene filters by project inside the index.
+CALL () {
+  CALL db.index.fulltext.queryNodes('episode_text', $fulltext_text, {limit: $fulltext_fetch}) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, score
+  ORDER BY score DESC
+  LIMIT $fulltext_limit
+}
+RETURN 'fulltext' AS channel, collect([project, id, score]) AS found
+
+// name: channel_context_text
+// mode: read
+// channel_fulltext over each episode with its neighbouring steps.
+CALL () {
+  CALL db.index.fulltext.queryNodes('episode_context', $context_text_text, {limit: $context_text_fetch}) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, score
+  ORDER BY score DESC
+  LIMIT $context_text_limit
+}
+RETURN 'context_text' AS channel, collect([project, id, score]) AS found
+
+// name: channel_errors
+// mode: read
+// Episodes that hit or resolved the same error signatures as the question (exact keys),
+// or errors whose templates are close in meaning (error_embedding, filtered in-index).
+// Rare errors weigh more.
+CALL () {
+  UNWIND $projects AS project
+  CALL (project) {
+    UNWIND $errors_keys AS key
+    MATCH (r:Error {project: project, key: key})
+    RETURN r, 1.0 AS similarity
+    UNION
+    MATCH (r:Error)
+      SEARCH r IN (VECTOR INDEX error_embedding FOR $errors_vector WHERE r.project = project LIMIT 5)
+      SCORE AS score
+    WITH r, 2 * score - 1 AS similarity WHERE similarity >= $errors_min_similarity
+    RETURN r, similarity
+  }
+  WITH r, max(similarity) AS similarity
+  MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+  WHERE e.project = r.project AND e.recallable = true {{filters}}
+  WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
+  RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
+  ORDER BY score DESC
+  LIMIT $errors_limit
+}
+RETURN 'errors' AS channel, collect([project, id, score]) AS found
+
+// name: channel_errors_overfetch
+// mode: read
+// error_episodes when the filtered search fails: the unfiltered index over-fetched
+// ($fetch templates), filtered by project after.
+CALL () {
+  UNWIND $projects AS project
+  CALL (project) {
+    UNWIND $errors_keys AS key
+    MATCH (r:Error {project: project, key: key})
+    RETURN r, 1.0 AS similarity
+    UNION
+    CALL db.index.vector.queryNodes('error_embedding', $errors_fetch, $errors_vector) YIELD node AS r, score
+    WITH r, 2 * score - 1 AS similarity
+    WHERE r.project = project AND similarity >= $errors_min_similarity
+    RETURN r, similarity ORDER BY similarity DESC LIMIT 5
+  }
+  WITH r, max(similarity) AS similarity
+  MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+  WHERE e.project = r.project AND e.recallable = true {{filters}}
+  WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
+  RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
+  ORDER BY score DESC
+  LIMIT $errors_limit
+}
+RETURN 'errors' AS channel, collect([project, id, score]) AS found
+
+// name: channel_errors_exact
+// mode: read
+// The same channel for servers without filtered vector search: exact signatures only.
+CALL () {
+  UNWIND $projects AS project
+  UNWIND $errors_keys AS key
+  MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
+  WHERE e.project = project AND e.recallable = true {{filters}}
+  WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
+  RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
+  ORDER BY score DESC
+  LIMIT $errors_limit
+}
+RETURN 'errors' AS channel, collect([project, id, score]) AS found
+
+// name: channel_symbols
+// mode: read
+// Episodes about the same code locations (classes, modules, files) as the question. Each
+// match weighs what the symbol means to the question ($symbols[].weight: its innermost
+// frames most) times what it means to the episode (symbol_weights, parallel to symbols: a
+// changed file or a named class more than a frame its trace passed through); rare symbols
+// weigh more.
+CALL () {
+  UNWIND $projects AS project
+  UNWIND $symbols_symbols AS wanted
+  MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
+  WHERE e.project = project AND e.recallable = true {{filters}}
+  WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
+       coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
+                                       WHERE e.symbols[i] = wanted.name])], 1.0) AS role
+  RETURN e.project AS project, e.id AS id, sum(wanted.weight * role / log(2.0 + mentions)) AS score
+  ORDER BY score DESC
+  LIMIT $symbols_limit
+}
+RETURN 'symbols' AS channel, collect([project, id, score]) AS found
+
+// name: channel_tags
+// mode: read
+// Episodes tagged as the caller asked (context tags), or with a tag whose value the
+// question names (an entity: a component, a person, an OS).
+CALL () {
+  UNWIND $projects AS project
+  MATCH (g:Tag {project: project})
+  WHERE g.name IN $tags_tags OR g.value IN $tags_words
+  MATCH (g)<-[:TAGGED]-(e:Episode)
+  WHERE e.project = project AND e.recallable = true {{filters}}
+  WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
+  RETURN e.project AS project, e.id AS id,
+         sum(CASE WHEN g.name IN $tags_tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
+  ORDER BY score DESC
+  LIMIT $tags_limit
+}
+RETURN 'tags' AS channel, collect([project, id, score]) AS found
+
+// name: channel_tools
+// mode: read
+CALL () {
+  UNWIND $projects AS project
+  UNWIND $tools_tools AS name
+  MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
+  WHERE e.project = project AND e.recallable = true {{filters}}
+  WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
+  RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
+  ORDER BY score DESC
+  LIMIT $tools_limit
+}
+RETURN 'tools' AS channel, collect([project, id, score]) AS found
+
+// name: channel_environment
+// mode: read
+// Episodes from environments like the caller's: same OS and runtime, shared package versions.
+CALL () {
+  UNWIND $projects AS project
+  MATCH (v:Environment {project: project})
+  WHERE ($environment_os IS NOT NULL AND toLower(v.os) = $environment_os)
+     OR ($environment_runtime IS NOT NULL AND toLower(v.runtime) = $environment_runtime)
+  WITH v,
+       (CASE WHEN $environment_os IS NOT NULL AND toLower(v.os) = $environment_os THEN 1.0 ELSE 0.0 END) +
+       (CASE WHEN $environment_runtime IS NOT NULL AND toLower(v.runtime) = $environment_runtime THEN 1.0 ELSE 0.0 END) +
+       (CASE WHEN $environment_runtime_version IS NOT NULL AND v.runtime_version STARTS WITH $environment_runtime_version
+             THEN 1.0 ELSE 0.0 END) +
+       COUNT { (v)-[h:HAS_PACKAGE]->(k:Package {project: project})
+               WHERE [k.name, h.version] IN $environment_packages } AS match
+  MATCH (v)<-[:IN_ENV]-(e:Episode)
+  WHERE e.project = v.project AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, max(match) AS score
+  ORDER BY score DESC
+  LIMIT $environment_limit
+}
+RETURN 'environment' AS channel, collect([project, id, score]) AS found
+
+// name: vector_live
 // mode: read
 // Whether any recallable episode of the projects passes the filters and has a vector in the
 // index's property ($property). A vector index that holds deletions fails a filtered search
@@ -39,140 +302,6 @@ RETURN EXISTS {
   MATCH (e:Episode)
   WHERE e.project IN $projects AND e.recallable = true AND e[$property] IS NOT NULL {{filters}}
 } AS live
-
-// name: fulltext_episodes
-// mode: read
-// $text already holds +scope:(...) so Lucene filters by project inside the index.
-CALL db.index.fulltext.queryNodes('{{index}}', $text, {limit: $fetch}) YIELD node AS e, score
-WHERE e.project IN $projects AND e.recallable = true {{filters}}
-RETURN e.project AS project, e.id AS id, score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: error_episodes
-// mode: read
-// Episodes that hit or resolved the same error signatures as the question (exact keys),
-// or errors whose templates are close in meaning (error_embedding, filtered in-index).
-// Rare errors weigh more.
-CYPHER 25
-UNWIND $projects AS project
-CALL (project) {
-  UNWIND $keys AS key
-  MATCH (r:Error {project: project, key: key})
-  RETURN r, 1.0 AS similarity
-  UNION
-  MATCH (r:Error)
-    SEARCH r IN (VECTOR INDEX error_embedding FOR $vector WHERE r.project = project LIMIT 5)
-    SCORE AS score
-  WITH r, 2 * score - 1 AS similarity WHERE similarity >= $min_similarity
-  RETURN r, similarity
-}
-WITH r, max(similarity) AS similarity
-MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.project = r.project AND e.recallable = true {{filters}}
-WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
-RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: error_episodes_overfetch
-// mode: read
-// error_episodes when the filtered search fails: the unfiltered index over-fetched
-// ($fetch templates), filtered by project after.
-UNWIND $projects AS project
-CALL (project) {
-  UNWIND $keys AS key
-  MATCH (r:Error {project: project, key: key})
-  RETURN r, 1.0 AS similarity
-  UNION
-  CALL db.index.vector.queryNodes('error_embedding', $fetch, $vector) YIELD node AS r, score
-  WITH r, 2 * score - 1 AS similarity
-  WHERE r.project = project AND similarity >= $min_similarity
-  RETURN r, similarity ORDER BY similarity DESC LIMIT 5
-}
-WITH r, max(similarity) AS similarity
-MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.project = r.project AND e.recallable = true {{filters}}
-WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
-RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: error_episodes_exact
-// mode: read
-// The same channel for servers without filtered vector search: exact signatures only.
-UNWIND $projects AS project
-UNWIND $keys AS key
-MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
-WHERE e.project = project AND e.recallable = true {{filters}}
-WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
-RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: symbol_episodes
-// mode: read
-// Episodes about the same code locations (classes, modules, files) as the question. Each
-// match weighs what the symbol means to the question ($symbols[].weight: its innermost
-// frames most) times what it means to the episode (symbol_weights, parallel to symbols: a
-// changed file or a named class more than a frame its trace passed through); rare symbols
-// weigh more.
-UNWIND $projects AS project
-UNWIND $symbols AS wanted
-MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
-WHERE e.project = project AND e.recallable = true {{filters}}
-WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
-     coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
-                                     WHERE e.symbols[i] = wanted.name])], 1.0) AS role
-RETURN e.project AS project, e.id AS id, sum(wanted.weight * role / log(2.0 + mentions)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: tag_episodes
-// mode: read
-// Episodes tagged as the caller asked (context tags), or with a tag whose value the
-// question names (an entity: a component, a person, an OS).
-UNWIND $projects AS project
-MATCH (g:Tag {project: project})
-WHERE g.name IN $tags OR g.value IN $words
-MATCH (g)<-[:TAGGED]-(e:Episode)
-WHERE e.project = project AND e.recallable = true {{filters}}
-WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
-RETURN e.project AS project, e.id AS id,
-       sum(CASE WHEN g.name IN $tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: tool_episodes
-// mode: read
-UNWIND $projects AS project
-UNWIND $tools AS name
-MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
-WHERE e.project = project AND e.recallable = true {{filters}}
-WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
-RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
-ORDER BY score DESC
-LIMIT $limit
-
-// name: environment_episodes
-// mode: read
-// Episodes from environments like the caller's: same OS and runtime, shared package versions.
-UNWIND $projects AS project
-MATCH (v:Environment {project: project})
-WHERE ($os IS NOT NULL AND toLower(v.os) = $os)
-   OR ($runtime IS NOT NULL AND toLower(v.runtime) = $runtime)
-WITH v,
-     (CASE WHEN $os IS NOT NULL AND toLower(v.os) = $os THEN 1.0 ELSE 0.0 END) +
-     (CASE WHEN $runtime IS NOT NULL AND toLower(v.runtime) = $runtime THEN 1.0 ELSE 0.0 END) +
-     (CASE WHEN $runtime_version IS NOT NULL AND v.runtime_version STARTS WITH $runtime_version
-           THEN 1.0 ELSE 0.0 END) +
-     COUNT { (v)-[h:HAS_PACKAGE]->(k:Package {project: project})
-             WHERE [k.name, h.version] IN $packages } AS match
-MATCH (v)<-[:IN_ENV]-(e:Episode)
-WHERE e.project = v.project AND e.recallable = true {{filters}}
-RETURN e.project AS project, e.id AS id, max(match) AS score
-ORDER BY score DESC
-LIMIT $limit
 
 // name: recall_expand
 // mode: read

@@ -5,19 +5,19 @@ ingest and api reach graph (tests/test_public_api.py holds them to it); the modu
 them are free to change.
 """
 
-from metisgraph.graph.channels import (
-    ALL_OUTCOMES,
-    RECALLABLE_REVIEW,
-    EnvironmentQuery,
-    RecallFilters,
-    RecallRequest,
-    lexical_channels,
-    project_scope,
-)
 from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
+from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.recall import Hit, RecallOutcome, recall
+from metisgraph.graph.recall_request import (
+    ALL_OUTCOMES,
+    RECALLABLE_REVIEW,
+    EnvironmentQuery,
+    QuestionVectors,
+    RecallFilters,
+    RecallRequest,
+)
 from metisgraph.graph.recall_settings import PRESETS, RecallSettings
 from metisgraph.graph.schema import (
     SchemaMismatch,
@@ -59,6 +59,7 @@ __all__ = [
     "Hit",
     "IndexHealth",
     "Neo4jSettings",
+    "QuestionVectors",
     "RecallFilters",
     "RecallOutcome",
     "RecallRequest",
@@ -74,7 +75,6 @@ __all__ = [
     "apply_schema",
     "existing_episode_hashes",
     "existing_error_keys",
-    "lexical_channels",
     "lineage_heads",
     "open_driver",
     "probe_vector_indexes",

@@ -14,9 +14,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from metisgraph.graph.channels import ChannelAnswers, ChannelFailure, RecallRequest, gather_channels
+from metisgraph.graph.channels import (
+    ChannelAnswers,
+    ChannelFailure,
+    gather_channels,
+    lexical_channels,
+)
 from metisgraph.graph.conflicts import Conflict, find_conflicts
 from metisgraph.graph.fusion import Fused, fuse
+from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
@@ -45,7 +51,7 @@ class Hit:
     previous: dict[str, Any] | None = None
     next: dict[str, Any] | None = None
     flagged: list[str] = field(default_factory=list)
-    snippets: list[dict[str, Any]] = field(default_factory=list)
+    snippets: list[dict[str, Any]] = field(default_factory=list)  # + compatible, reasons
     dropped: list[str] = field(default_factory=list)  # channels that could not be asked
 
 
@@ -112,34 +118,49 @@ def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
     return None
 
 
-async def recall(
+async def _channels(
     store: GraphStore,
     req: RecallRequest,
-    *,
-    in_index: bool = True,
-    lexical: Awaitable[ChannelAnswers] | None = None,
-) -> RecallOutcome:
-    """Answer a recall request; the hits carry why they ranked where they did.
-
-    ``lexical``: the channels that need no vector, when the caller asked them already
-    (``graph.channels.lexical_channels``, started while the question was embedded).
-    """
+    vectors: QuestionVectors | Awaitable[QuestionVectors],
+    in_index: bool,
+    timings: dict[str, float],
+) -> ChannelAnswers:
+    """Every channel's candidates. The channels that need no vector are asked at once, while
+    the vectors are computed: the model keeps one core, the server answers on the other."""
+    lexical = asyncio.ensure_future(lexical_channels(store, req))
+    try:
+        waited = time.perf_counter()
+        found = vectors if isinstance(vectors, QuestionVectors) else await vectors
+        timings["embed_ms"] = (time.perf_counter() - waited) * 1000
+    except BaseException:
+        lexical.cancel()
+        await asyncio.gather(lexical, return_exceptions=True)
+        raise
     started = time.perf_counter()
-    answers = await gather_channels(store, req, in_index=in_index, lexical=lexical)
-    timings = {"channels_ms": (time.perf_counter() - started) * 1000}
-    fused = fuse(answers.candidates, req.settings)
-    fused = [
-        f
-        for f in fused
-        if any(n in f.scores for n in (*DENSE_CHANNELS, *_STRONG_GRAPH)) or len(f.scores) > 1
-    ]
-    shortlist = fused[: req.k * _EXPAND_EXTRA]
-    expanded = time.perf_counter()
+    answers = await gather_channels(store, req, found, in_index=in_index, lexical=lexical)
+    timings["channels_ms"] = (time.perf_counter() - started) * 1000
+    return answers
+
+
+def _judged(snippets: list[dict[str, Any]], judge: SnippetJudge | None) -> list[dict[str, Any]]:
+    """The snippets across the bridge, each with the caller's verdict when there is a judge."""
+    if judge is None:
+        return snippets
+    for snippet in snippets:
+        verdict = judge(snippet)
+        snippet["compatible"] = verdict.status
+        snippet["reasons"] = list(verdict.reasons)
+    return snippets
+
+
+async def _expand(
+    store: GraphStore, req: RecallRequest, shortlist: list[Fused], answers: ChannelAnswers
+) -> list[Hit]:
+    """The shortlisted candidates as hits, with what recall shows of each, best first."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
     rows, snippets = await asyncio.gather(
         store.run("recall_expand", keys=keys), snippets_for_episodes(store, keys)
     )
-    timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
     by_key = {(r["project"], r["id"]): r for r in rows}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
@@ -149,13 +170,44 @@ async def recall(
         hit.dropped = dropped
     hits.sort(key=lambda h: -h.score)
     hits = hits[: req.k]
+    for hit in hits:
+        hit.snippets = _judged(hit.snippets, req.judge)
+    return hits
+
+
+async def recall(
+    store: GraphStore,
+    req: RecallRequest,
+    vectors: QuestionVectors | Awaitable[QuestionVectors],
+    *,
+    in_index: bool = True,
+) -> RecallOutcome:
+    """Answer a recall request: what the API shows, each hit saying why it ranked there.
+
+    ``vectors``: the question's embeddings, or their computation (awaited while the
+    channels that need no vector are asked). ``in_index``: the server filters inside its
+    vector indexes (else they are over-fetched).
+    """
+    timings: dict[str, float] = {}
+    answers = await _channels(store, req, vectors, in_index, timings)
+    started = time.perf_counter()
+    fused = fuse(answers.candidates, req.settings)
+    fused = [
+        f
+        for f in fused
+        if any(n in f.scores for n in (*DENSE_CHANNELS, *_STRONG_GRAPH)) or len(f.scores) > 1
+    ]
+    expanded = time.perf_counter()
+    hits = await _expand(store, req, fused[: req.k * _EXPAND_EXTRA], answers)
+    timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
     reason = _abstain(hits, req)
     conflicts: list[Conflict] = []
     if reason is None:
         for hit in hits:
             hit.episode["error_keys"] = [e["key"] for e in hit.errors]
         conflicts = find_conflicts([h.episode for h in hits], req.settings.conflict_similarity)
-    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    # From the first channel asked (the embedding is embed_ms, apart).
+    timings["total_ms"] = timings["channels_ms"] + (time.perf_counter() - started) * 1000
     return RecallOutcome(
         hits=[] if reason else hits,
         conflicts=conflicts,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from metisgraph.graph.channels import project_scope
 from metisgraph.graph.cypher import schema_statements
+from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.store import GraphStore
 
 __all__ = [

@@ -14,9 +14,9 @@ from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
-from metisgraph.graph.channels import lucene_query, project_scope
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.fusion import Candidate, reciprocal_rank
+from metisgraph.graph.lucene import lucene_query, project_scope
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.store import GraphStore
 

@@ -195,8 +195,7 @@ async def test_the_demo_memory_answers_a_paraphrase(
     import json
     from pathlib import Path
 
-    from metisgraph.graph.channels import RecallRequest, project_scope
-    from metisgraph.graph.recall import recall
+    from metisgraph.graph import QuestionVectors, RecallRequest, recall
     from metisgraph.ingest.adapters import SourceRef, validate_record
     from metisgraph.ingest.demo import demo_file
     from metisgraph.ingest.pipeline import Ingestor
@@ -207,9 +206,8 @@ async def test_the_demo_memory_answers_a_paraphrase(
     summary = await Ingestor(store, embedder).ingest(items)
     assert summary.refused == 0
     question = "the service uses more and more RAM the longer it runs"
-    outcome = await recall(store, RecallRequest(
-        projects=(project,), text=question, vector=embedder.encode([question])[0].tolist(),
-        scopes=(project_scope(project),), k=3))  # fmt: skip
+    vectors = QuestionVectors(embedder.encode([question])[0].tolist())
+    outcome = await recall(store, RecallRequest(projects=(project,), text=question, k=3), vectors)
     assert outcome.hits[0].episode["task_id"] == "leak-my-service"
 
 

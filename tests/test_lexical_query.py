@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metisgraph.graph.channels import lucene_query, lucene_terms
+from metisgraph.graph.lucene import lucene_query, lucene_terms
 from metisgraph.ingest.prepare.keywords import without_library_frames
 
 JAVA_TRACE = """--- org.acme.plot.AxisTest::testRange

@@ -4,12 +4,12 @@ Both must find the same memories, however few pass the caller's filters."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from metisgraph.graph.channels import RecallFilters, RecallRequest, project_scope
-from metisgraph.graph.recall import recall
+from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
 
@@ -34,16 +34,15 @@ async def _load(store: Any, embedder: Any, project: str) -> None:
     await Ingestor(store, embedder).ingest(items)
 
 
-def _request(embedder: Any, project: str, filters: RecallFilters) -> RecallRequest:
-    text = "memory keeps growing until the process is killed"
-    return RecallRequest(
-        projects=(project,),
-        text=text,
-        vector=embedder.encode([text])[0].tolist(),
-        scopes=(project_scope(project),),
-        k=3,
-        filters=filters,
-    )
+QUESTION = "memory keeps growing until the process is killed"
+
+
+def _request(project: str, filters: RecallFilters) -> RecallRequest:
+    return RecallRequest(projects=(project,), text=QUESTION, k=3, filters=filters)
+
+
+def _vectors(embedder: Any) -> QuestionVectors:
+    return QuestionVectors(embedder.encode([QUESTION])[0].tolist())
 
 
 async def test_in_index_and_overfetch_find_the_same_filtered_memories(
@@ -51,8 +50,9 @@ async def test_in_index_and_overfetch_find_the_same_filtered_memories(
 ) -> None:
     await _load(store, embedder, project)
     filters = RecallFilters(outcomes=("success",))
-    in_index = await recall(store, _request(embedder, project, filters), in_index=True)
-    overfetch = await recall(store, _request(embedder, project, filters), in_index=False)
+    vectors = _vectors(embedder)
+    in_index = await recall(store, _request(project, filters), vectors, in_index=True)
+    overfetch = await recall(store, _request(project, filters), vectors, in_index=False)
     found = [h.episode["id"] for h in in_index.hits]
     assert sorted(found) == ["m28", "m48", "m8"]  # every success, and only successes
     # The three differ only by their case number: the order among them is a near tie.
@@ -64,26 +64,41 @@ async def test_default_filters_return_the_nearest_memories_by_either_path(
     store: Any, embedder: Any, project: str
 ) -> None:
     await _load(store, embedder, project)
-    in_index = await recall(store, _request(embedder, project, RecallFilters()), in_index=True)
-    overfetch = await recall(store, _request(embedder, project, RecallFilters()), in_index=False)
+    vectors, everything = _vectors(embedder), _request(project, RecallFilters())
+    in_index = await recall(store, everything, vectors, in_index=True)
+    overfetch = await recall(store, everything, vectors, in_index=False)
     for outcome in (in_index, overfetch):  # fifteen leaks, near ties: any three of them
         found = [h.episode["id"] for h in outcome.hits]
         assert len(found) == 3 and all(int(i[1:]) % len(TOPICS) == 0 for i in found), found
 
 
+class _Counting(GraphStore):
+    """The store, counting the queries it sends."""
+
+    sent = 0
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        self.sent += 1
+        return await super().run_text(text, params, read=read)
+
+
 async def test_channels_asked_before_the_vectors_give_the_same_answer(
     store: Any, embedder: Any, project: str
 ) -> None:
-    """The full-text and graph channels read no vector: asked early, the answer is the same."""
-    from dataclasses import replace
-
-    from metisgraph.graph.channels import lexical_channels
-
+    """The full-text and graph channels read no vector: asked while the vectors are computed,
+    the answer is the same as with the vectors given."""
     await _load(store, embedder, project)
-    whole = _request(embedder, project, RecallFilters())
-    early = lexical_channels(store, replace(whole, vector=[]))  # the vector is not read
-    together = await recall(store, whole)
-    apart = await recall(store, whole, lexical=early)
+    request, vectors = _request(project, RecallFilters()), _vectors(embedder)
+    computed = asyncio.get_running_loop().create_future()
+    counting = _Counting(store.driver, store.database)
+    asked = asyncio.ensure_future(recall(counting, request, computed))
+    await asyncio.sleep(0.5)
+    assert counting.sent == 1  # the channels that need no vector, asked meanwhile
+    computed.set_result(vectors)
+    apart = await asked
+    together = await recall(store, request, vectors)
     assert [h.episode["id"] for h in apart.hits] == [h.episode["id"] for h in together.hits]
     assert [h.channels for h in apart.hits] == [h.channels for h in together.hits]
     assert any("fulltext" in h.channels for h in apart.hits)

@@ -1,27 +1,28 @@
-"""Recall's query text: filters from a fixed set of clauses, user text only as escaped terms,
-every channel in one query with its own parameters. No database needed."""
+"""Recall's query text: filters from named pieces, user text only as escaped terms, every
+channel a named query whose parameters are its own. No database needed."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 
-from metisgraph.graph.channels import (
-    ChannelQuery,
-    RecallFilters,
-    RecallRequest,
-    combined,
-    lucene_query,
-    lucene_terms,
-)
+from metisgraph.graph import QuestionVectors, RecallFilters, RecallRequest
+from metisgraph.graph.channels import ChannelQuery, combined, filters_clause
+from metisgraph.graph.cypher import load_queries
+from metisgraph.graph.lucene import lucene_query, lucene_terms
+
+RETURNED = re.compile(r"RETURN '(\w+)' AS channel, collect\(\[project, id, score\]\) AS found$")
+SHARED = {"projects", "outcomes", "review", "since", "until", "min_confidence", "kinds"}
 
 
 def test_default_filters_add_no_clause() -> None:
-    assert RecallFilters().clause() == ""
+    assert filters_clause(RecallFilters()) == ""
     # Asking for every outcome, or every recallable review state, narrows nothing either.
     everything = RecallFilters(outcomes=("unknown", "partial", "failure", "success"))
-    assert everything.clause() == ""
+    assert filters_clause(everything) == ""
+    assert filters_clause(RecallFilters(review=("approved", "pending", "unreviewed"))) == ""
 
 
 @pytest.mark.parametrize(
@@ -36,14 +37,14 @@ def test_default_filters_add_no_clause() -> None:
         (RecallFilters(kinds=()), " AND e.kind IN $kinds"),  # no kind asked: nothing matches
     ],
 )
-def test_each_narrowing_filter_adds_its_clause(filters: RecallFilters, clause: str) -> None:
-    assert filters.clause() == clause
+def test_each_narrowing_filter_adds_its_named_piece(filters: RecallFilters, clause: str) -> None:
+    assert filters_clause(filters) == clause
 
 
 def test_clauses_name_parameters_never_values() -> None:
     filters = RecallFilters(outcomes=("success') OR true //",), kinds=("x'",), min_confidence=0.9)
-    assert "'" not in filters.clause() and "//" not in filters.clause()
-    assert filters.params()["outcomes"] == ["success') OR true //"]
+    assert "'" not in filters_clause(filters) and "//" not in filters_clause(filters)
+    assert filters.narrowing()["outcomes"] == ["success') OR true //"]
 
 
 def test_lucene_terms_let_no_query_syntax_through() -> None:
@@ -65,48 +66,58 @@ def _request(**filters: object) -> RecallRequest:
     return RecallRequest(
         projects=("alpha",),
         text="leak",
-        vector=[0.1, 0.2],
-        scopes=("s_alpha",),
         filters=RecallFilters(**filters),  # type: ignore[arg-type]
     )
 
 
 def test_combined_gives_each_channel_its_own_parameters() -> None:
     plan = {
-        "vector": ChannelQuery(
-            "vector_episodes", "episode_embedding", {"vector": [1.0], "limit": 7}
-        ),
-        "title": ChannelQuery(
-            "vector_episodes", "episode_title_embedding", {"vector": [2.0], "limit": 9}
-        ),
-        "tags": ChannelQuery("tag_episodes", None, {"tags": ["os:linux"], "words": [], "limit": 3}),
+        "vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 7}),
+        "title": ChannelQuery("channel_title", {"vector": [2.0], "limit": 9}),
+        "tags": ChannelQuery("channel_tags", {"tags": ["os:linux"], "words": [], "limit": 3}),
     }
-    text, params = combined(plan, _request())
-    assert text.startswith("CYPHER 25\n") and text.count("CYPHER 25") == 1
-    assert text.count("UNION ALL") == 2
+    together, params = combined(plan, _request())
+    assert together.mode == "read" and not together.slots
+    assert together.text.startswith("CYPHER 25\n") and together.text.count("CYPHER 25") == 1
+    assert together.text.count("UNION ALL") == 2
     assert params["vector_vector"] == [1.0] and params["title_vector"] == [2.0]
     assert params["vector_limit"] == 7 and params["title_limit"] == 9 and params["tags_limit"] == 3
     assert params["projects"] == ["alpha"]
-    # Shared values keep their names; every channel's own value is renamed in its text.
-    assert "$projects" in text and "$vector_vector" in text and "$title_vector" in text
-    assert "$vector " not in text and "$limit" not in text and "$tags " not in text
-    assert "VECTOR INDEX episode_title_embedding" in text and "{{" not in text
+    used = set(re.findall(r"\$(\w+)", together.text))
+    assert used == set(params)  # every value sent is asked for, and every one asked is sent
+    assert "VECTOR INDEX episode_title_embedding" in together.text
 
 
 def test_combined_carries_the_callers_filters_as_clauses() -> None:
-    plan = {"vector": ChannelQuery("vector_episodes", "episode_embedding", {"vector": [1.0]})}
-    text, params = combined(plan, _request(outcomes=("failure",)))
-    assert "e.outcome IN $outcomes" in text and params["outcomes"] == ["failure"]
-    assert "e.outcome" not in combined(plan, _request())[0]
+    plan = {"vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 3})}
+    together, params = combined(plan, _request(outcomes=("failure",)))
+    assert "e.outcome IN $outcomes" in together.text and params["outcomes"] == ["failure"]
+    unfiltered, params = combined(plan, _request())
+    assert "e.outcome" not in unfiltered.text and "outcomes" not in params
 
 
-def test_combined_refuses_a_channel_name_that_is_not_a_plain_word() -> None:
-    plan = {"x'} RETURN 1 //": ChannelQuery("tag_episodes", None, {"tags": []})}
-    with pytest.raises(ValueError, match="channel name"):
-        combined(plan, _request())
+def test_every_channel_query_names_its_channel_and_its_own_parameters() -> None:
+    """What lets channels share one query without renaming: each piece returns its channel
+    and reads only shared values or values named for it."""
+    channels = {n: q for n, q in load_queries().items() if n.startswith("channel_")}
+    assert len(channels) >= 10
+    for name, q in channels.items():
+        returned = RETURNED.search(q.text)
+        assert returned, name
+        channel = returned[1]
+        assert name == f"channel_{channel}" or name.startswith(f"channel_{channel}_"), name
+        own = set(re.findall(r"\$(\w+)", q.text)) - SHARED
+        assert own and all(p.startswith(f"{channel}_") for p in own), (name, own)
+        assert q.mode == "read" and q.slots == {"filters"}, name
 
 
-def test_combined_refuses_an_index_name_that_is_not_a_plain_word() -> None:
-    plan = {"vector": ChannelQuery("vector_episodes", "idx) MATCH (n", {"vector": [1.0]})}
-    with pytest.raises(ValueError, match="index name"):
-        combined(plan, _request())
+def test_the_dense_channels_take_their_vectors_from_the_question() -> None:
+    from metisgraph.graph.channels import _dense_plan
+
+    vectors = QuestionVectors([1.0], title=[2.0], error=[3.0])
+    plan = _dense_plan(_request(), vectors, limit=5, in_index=True)
+    assert plan["vector"].params["vector"] == [1.0] and plan["title"].params["vector"] == [2.0]
+    assert plan["errors"].params["vector"] == [3.0]
+    bare = _dense_plan(_request(), QuestionVectors([1.0]), limit=5, in_index=False)
+    assert bare["title"].params["vector"] == [1.0] and "errors" not in bare
+    assert bare["vector"].name == "channel_vector_overfetch"

@@ -184,7 +184,7 @@ def test_eval_retrieval_goes_on_past_a_question_that_fails(
 ) -> None:
     """A question recall refuses (one over the length limit) is counted, named and scored as
     a miss; the others are asked and the namespace is removed all the same."""
-    from metisgraph.api.recall_service import MAX_QUESTION_CHARS
+    from metisgraph.ingest.question import MAX_QUESTION_CHARS
 
     huge = {"id": "q-huge", "project": "shop", "text": "x " * MAX_QUESTION_CHARS,
             "relevant": ["r1"]}  # fmt: skip

@@ -17,7 +17,8 @@ from neo4j.exceptions import Neo4jError
 from typer.testing import CliRunner
 
 from metisgraph.api import cli
-from metisgraph.graph.channels import RecallRequest, gather_channels, project_scope
+from metisgraph.graph import QuestionVectors, RecallRequest
+from metisgraph.graph.channels import gather_channels
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.schema import vector_index_statements
 from metisgraph.graph.settings import Neo4jSettings
@@ -121,15 +122,10 @@ async def test_recall_answers_when_the_filtered_vector_searches_cannot(
         pytest.skip("this Neo4j answers the filtered search: the outage does not reproduce")
     assert await _filtered_search_fails(store, "Error", "error_embedding", project)
     request = RecallRequest(
-        projects=(project,),
-        text="anything at all",
-        vector=_vector(),
-        title_vector=_vector(),
-        error_vector=_vector(),
-        error_keys=("no-such-error",),
-        scopes=(project_scope(project),),
+        projects=(project,), text="anything at all", error_keys=("no-such-error",)
     )
-    answers = await gather_channels(store, request)
+    vectors = QuestionVectors(_vector(), title=_vector(), error=_vector())
+    answers = await gather_channels(store, request, vectors)
     found = answers.candidates
     assert {c.key[1] for c in found["vector"]} == {"own-1", "own-2", "own-3"}
     assert found["title"] == [] and found["errors"] == []

@@ -1,4 +1,21 @@
 """A recall question made ready to search, prepared as records are (sanitized, its errors,
 words, symbols, tags, tools and environment extracted)."""
 
-__all__: list[str] = []  # the preparation of recall's question moves here (issue 14, item 2)
+from metisgraph.ingest.question.asked import (
+    MAX_K,
+    MAX_PROJECTS,
+    MAX_QUESTION_CHARS,
+    Question,
+    QuestionError,
+)
+from metisgraph.ingest.question.prepare import PreparedQuestion, prepare_question
+
+__all__ = [
+    "MAX_K",
+    "MAX_PROJECTS",
+    "MAX_QUESTION_CHARS",
+    "PreparedQuestion",
+    "Question",
+    "QuestionError",
+    "prepare_question",
+]

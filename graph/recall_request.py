@@ -1,0 +1,127 @@
+"""What recall is asked, ready for the graph: the request, its vectors and its filters.
+
+ingest prepares a question into a ``RecallRequest`` (``metisgraph.ingest.question``); the
+graph answers it (``graph.recall.recall``). These are recall's public input types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from metisgraph.graph.recall_settings import RecallSettings
+
+__all__ = [
+    "ALL_OUTCOMES",
+    "RECALLABLE_REVIEW",
+    "EnvironmentQuery",
+    "Judgement",
+    "QuestionVectors",
+    "RecallFilters",
+    "RecallRequest",
+    "SnippetJudge",
+]
+
+ALL_OUTCOMES = ("success", "failure", "partial", "unknown")
+# Rejected memory is not among them: it never comes back (every channel asks for
+# `recallable` episodes, and a rejection makes an episode or a snippet unrecallable).
+RECALLABLE_REVIEW = ("unreviewed", "pending", "approved")
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    """Which memories may come back; a filter left at None narrows nothing."""
+
+    outcomes: tuple[str, ...] | None = None
+    review: tuple[str, ...] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    min_confidence: float | None = None
+    kinds: tuple[str, ...] | None = None
+
+    def narrowing(self) -> dict[str, Any]:
+        """The filters that narrow anything, by the name of their piece in recall.cypher
+        (``filter_<name>``), with their values.
+
+        Every episode has an outcome, a review status, a creation time and a confidence, so
+        a filter that lets everything through would only make the index check each
+        candidate against what it already satisfies: it is left out.
+        """
+        found: dict[str, Any] = {}
+        if self.outcomes is not None and set(self.outcomes) != set(ALL_OUTCOMES):
+            found["outcomes"] = list(self.outcomes)
+        if self.review is not None and set(self.review) != set(RECALLABLE_REVIEW):
+            found["review"] = list(self.review)
+        if self.since is not None:
+            found["since"] = self.since
+        if self.until is not None:
+            found["until"] = self.until
+        if self.min_confidence:
+            found["min_confidence"] = self.min_confidence
+        if self.kinds is not None:
+            found["kinds"] = list(self.kinds)
+        return found
+
+
+@dataclass(frozen=True)
+class EnvironmentQuery:
+    """The caller's environment as the environment channel asks for it."""
+
+    os: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    packages: tuple[tuple[str, str], ...] = ()
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "os": self.os.lower() if self.os else None,
+            "runtime": self.runtime.lower() if self.runtime else None,
+            "runtime_version": self.runtime_version,
+            "packages": [list(p) for p in self.packages],
+        }
+
+
+@dataclass(frozen=True)
+class QuestionVectors:
+    """The question's embeddings: the whole of it, its first line, its first error."""
+
+    text: list[float]
+    title: list[float] | None = None  # when the question has more than one line
+    error: list[float] | None = None  # "<kind>: <template>" of its first error, when any
+
+
+class Judgement(Protocol):
+    """Whether a snippet across the bridge can run in the caller's environment, and why."""
+
+    @property
+    def status(self) -> str: ...  # compatible | unknown | incompatible
+
+    @property
+    def reasons(self) -> Sequence[str]: ...
+
+
+SnippetJudge = Callable[[Mapping[str, Any]], Judgement]
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """A question, ready for the graph: sanitized text and extracted links (no vectors: the
+    channels that need none are asked while they are computed)."""
+
+    projects: tuple[str, ...]
+    text: str
+    k: int = 5
+    error_keys: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    symbol_weights: tuple[float, ...] = ()  # parallel to symbols; 1.0 each when empty
+    tags: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    environment: EnvironmentQuery | None = None
+    filters: RecallFilters = field(default_factory=RecallFilters)
+    exclude: frozenset[str] = frozenset()
+    settings: RecallSettings = field(default_factory=RecallSettings)
+    lexical: str | None = None  # the text for the full-text channels, when not `text`
+    judge: SnippetJudge | None = None  # the caller's verdict on each snippet across the bridge
