@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from metisgraph.api.eval.rules import RuleBench, RuleReport
 from metisgraph.api.eval.signatures import (
     METHODS,
     GroupingReport,
@@ -44,8 +45,15 @@ def signatures(
             "{system, line_id, group}, to compare two versions line by line."
         ),
     ] = None,
+    ablation: Annotated[
+        bool, typer.Option(help="Also show, per template rule, on which systems it helps.")
+    ] = False,
 ) -> None:
-    """Grouping accuracy of line signatures, per system and on average."""
+    """Grouping accuracy of line signatures per system: plain, and leave one system out.
+
+    Leave one system out (rules only): each system is scored with the template rules chosen
+    without it. Drain chooses nothing from the data, so its two figures are one.
+    """
     if method not in METHODS:
         raise typer.BadParameter(f"choose from {', '.join(METHODS)}", param_hint="--method")
     try:
@@ -54,27 +62,60 @@ def signatures(
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
     report = evaluate(lines, method, name=directory.name, shuffle_seed=shuffle)
+    rules = RuleBench(lines).report() if method == "rules" else None
     if groups is not None:
         with groups.open("w", encoding="utf-8") as out:
             for line, group in line_groups(lines, method, shuffle_seed=shuffle):
                 row = {"system": line.system, "line_id": line.line_id, "group": group}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
     if as_json:
-        sys.stdout.write(json.dumps(report.as_json()) + "\n")
-    else:
-        Console().print(_table(report))
+        data = report.as_json()
+        if rules is not None:
+            data |= rules.as_json()
+            if not ablation:
+                del data["rules"]
+        sys.stdout.write(json.dumps(data) + "\n")
+        return
+    Console().print(_table(report, rules))
+    if ablation and rules is not None:
+        Console().print(_ablation_table(rules))
 
 
-def _table(report: GroupingReport) -> Table:
+def _table(report: GroupingReport, rules: RuleReport | None) -> Table:
     table = Table(title=f"grouping accuracy — {report.name} ({report.method})")
-    for column in ("system", "lines", "true groups", "found groups", "accuracy", "key drift"):
+    columns = ("system", "lines", "true groups", "found groups", "accuracy", "leave-one-out")
+    for column in (*columns, "key drift"):
         table.add_column(column, justify="left" if column == "system" else "right")
+    folds = {f.system: f.accuracy for f in rules.folds} if rules else {}
     for s in report.systems:
         counts = (str(s.lines), str(s.groups), str(s.found_groups))
-        table.add_row(s.system, *counts, f"{s.accuracy:.4f}", f"{s.key_drift:.3f}")
+        held_out = f"{folds[s.system]:.4f}" if s.system in folds else "—"
+        table.add_row(s.system, *counts, f"{s.accuracy:.4f}", held_out, f"{s.key_drift:.3f}")
     table.add_section()
     lines = sum(s.lines for s in report.systems)
-    table.add_row("mean", str(lines), "", "", f"{report.mean:.4f}", f"{report.mean_key_drift:.3f}")
+    mean_held_out = f"{rules.mean_leave_one_out:.4f}" if rules else "—"
+    table.add_row(
+        "mean", str(lines), "", "", f"{report.mean:.4f}", mean_held_out,
+        f"{report.mean_key_drift:.3f}",
+    )  # fmt: skip
+    return table
+
+
+def _ablation_table(rules: RuleReport) -> Table:
+    """Each rule: where it came from, what it adds beside the chosen rules, per system."""
+    table = Table(title="template rules — accuracy points with the rule minus without it")
+    systems = [f.system for f in rules.folds]
+    table.add_column("rule", no_wrap=True)
+    table.add_column("from")
+    for system in systems:
+        table.add_column(system[:7], justify="right")
+    table.add_column("kept")
+    for effect in rules.effects:
+        origin = ", ".join(effect.provenance) or "published"
+        deltas = [f"{effect.deltas[s] * 100:+.1f}" if effect.deltas[s] else "·" for s in systems]
+        table.add_row(
+            effect.rule, origin, *deltas, "yes" if effect.rule in rules.selected else "no"
+        )
     return table
 
 

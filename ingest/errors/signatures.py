@@ -56,9 +56,13 @@ def signature_key(signature: str) -> str:
     return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
 
 
-def line_signature(line: str) -> str:
-    """The grouping key of one log or error line: its template with untyped placeholders."""
-    return template_key(log_template(line[:_MAX_LINE]))
+def line_signature(line: str, rules: frozenset[str] | None = None) -> str:
+    """The grouping key of one log or error line: its template with untyped placeholders.
+
+    ``rules`` picks the template rules (default: those the product signs with); only the
+    evaluation asks for others.
+    """
+    return template_key(log_template(line[:_MAX_LINE], rules))
 
 
 # Detectors that read one line; the first that fires on a line wins.
