@@ -233,6 +233,24 @@ def _population_report(name: str) -> Callable[[float], None]:
     return report
 
 
+@schema_app.command("migrate")
+def schema_migrate() -> None:
+    """Apply the schema and run the migrations the store has not had yet (each runs once)."""
+
+    async def run() -> None:
+        async with open_services() as services:
+            report = services.schema
+            assert report is not None and report.migrations is not None
+            done = report.migrations
+            for version, name, changes in done.applied:
+                counts = ", ".join(f"{k} {v}" for k, v in changes.items()) or "no changes"
+                out.print(f"migration {version} ({name}): {counts}")
+            verb = "migrated" if done.applied else "already at"
+            out.print(f"schema version {done.after} ({verb}; was {done.before})")
+
+    asyncio.run(run())
+
+
 @schema_app.command("export")
 def schema_export() -> None:
     """Print the JSON Schema of the input format (tasks, episodes, snippets)."""

@@ -22,6 +22,7 @@ from metisgraph.graph import (
 )
 from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.ingest import Embedder
+from metisgraph.ingest.migrations import MIGRATIONS
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 
@@ -83,7 +84,7 @@ class Services:
         self.readiness.model = True
         self.readiness.timings["model_load_s"] = time.perf_counter() - started
         started = time.perf_counter()
-        self.schema = await apply_schema(self.store, self.embedder.dimension)
+        self.schema = await apply_schema(self.store, self.embedder.dimension, migrations=MIGRATIONS)
         self.readiness.timings["schema_s"] = time.perf_counter() - started
         if self.settings.api.demo:  # ready means the demo memory can be asked already
             await self.load_demo()

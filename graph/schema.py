@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from metisgraph.graph.cypher import schema_statements
 from metisgraph.graph.lucene import project_scope
+from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, MigrationReport, migrate
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
@@ -34,6 +36,7 @@ class SchemaReport:
     statements: int
     indexes: dict[str, str]  # name -> state
     vector_filters: bool
+    migrations: MigrationReport | None = None
 
 
 def schema_for(dimensions: int, *, vector_filters: bool) -> list[str]:
@@ -109,8 +112,14 @@ async def _scope_old_snippets(store: GraphStore) -> None:
         )
 
 
-async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300) -> SchemaReport:
-    """Create missing constraints and indexes, then wait until every index is online."""
+async def apply_schema(
+    store: GraphStore,
+    dimensions: int,
+    timeout_s: int = 300,
+    migrations: Sequence[Migration] = GRAPH_MIGRATIONS,
+) -> SchemaReport:
+    """Create missing constraints and indexes, wait until every index is online, then run
+    the migrations the store has not had yet."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
@@ -120,9 +129,11 @@ async def apply_schema(store: GraphStore, dimensions: int, timeout_s: int = 300)
     for statement in statements:
         await store.run_text(statement)
     await store.run("await_indexes", timeout=timeout_s)
+    migrated = await migrate(store, migrations)
     rows = await store.run("index_states")
     return SchemaReport(
         statements=len(statements),
         indexes={r["name"]: r["state"] for r in rows},
         vector_filters=info.supports_vector_filters,
+        migrations=migrated,
     )

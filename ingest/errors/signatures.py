@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from metisgraph.ingest.errors.codes import CODE_DETECTORS
 from metisgraph.ingest.errors.crashes import find_go_panics, find_native_crashes, find_rust_panics
@@ -28,7 +29,7 @@ from metisgraph.ingest.errors.sightings import Sighting
 from metisgraph.ingest.errors.tracebacks import find_exception_traces, find_python_tracebacks
 from metisgraph.ingest.errors.triggers import candidate_lines
 
-__all__ = ["ErrorSignature", "extract_errors", "line_signature", "signature_key"]
+__all__ = ["ErrorSignature", "extract_errors", "line_signature", "resign", "signature_key"]
 
 MAX_FRAMES = 3
 _MAX_LINE = 2000  # longer lines (minified code, data dumps) are read up to here
@@ -49,6 +50,20 @@ class ErrorSignature:
     key: str
     sample: str
     chain: tuple[str, ...] = ()  # kinds from the outermost wrapper to the root cause
+
+    def node_properties(self) -> dict[str, Any]:
+        """What an ``Error`` node keeps of the signature (its key among them)."""
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "category": self.category,
+            "signature": self.signature,
+            "template": self.template,
+            "frames": list(self.frames),
+            "symbols": list(self.symbols),
+            "frames_text": " ".join(self.frames + self.symbols),
+            "sample": self.sample,
+        }
 
 
 def signature_key(signature: str) -> str:
@@ -232,3 +247,9 @@ def extract_errors(text: str) -> list[ErrorSignature]:
         error = _signature(sighting, lines)
         distinct.setdefault(error.key, error)
     return list(distinct.values())
+
+
+def resign(kind: str, sample: str) -> ErrorSignature | None:
+    """An error signed again from the sample an ``Error`` node kept: the first error of the
+    same kind found in it, or None when the sample alone no longer shows one."""
+    return next((e for e in extract_errors(sample) if e.kind == kind), None)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from metisgraph.ingest.environment.extract import environment_row
+from metisgraph.ingest.errors import ErrorSignature
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.prepare.keywords import tag_value
 
@@ -15,22 +16,9 @@ __all__ = ["error_row", "group_rows"]
 
 
 def error_row(
-    project: str, error: Any, seen: datetime, embedding: list[float] | None
+    project: str, error: ErrorSignature, seen: datetime, embedding: list[float] | None
 ) -> dict[str, Any]:
-    return {
-        "project": project,
-        "key": error.key,
-        "kind": error.kind,
-        "category": error.category,
-        "signature": error.signature,
-        "template": error.template,
-        "frames": list(error.frames),
-        "symbols": list(error.symbols),
-        "frames_text": " ".join(error.frames + error.symbols),
-        "sample": error.sample,
-        "seen": seen,
-        "embedding": embedding,
-    }
+    return {"project": project, **error.node_properties(), "seen": seen, "embedding": embedding}
 
 
 def group_rows(episodes: list[PreparedEpisode]) -> tuple[list[dict[str, Any]], ...]:

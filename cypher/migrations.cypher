@@ -1,0 +1,88 @@
+// Migrations: the ledger of what was applied, and the steps themselves. The ledger is one
+// (:Metisgraph {name}) node per sequence of migrations; graph/migrations.py runs them.
+
+// name: schema_version
+// mode: read
+MATCH (m:Metisgraph {name: $ledger})
+RETURN coalesce(m.schema_version, 0) AS version
+
+// name: take_migration_lease
+// mode: write
+// Taking the node's write lock makes this atomic: one process gets the lease at a time.
+MERGE (m:Metisgraph {name: $ledger})
+ON CREATE SET m.schema_version = 0, m.created_at = datetime()
+WITH m, m.migrating IS NULL
+        OR m.migrating < datetime() - duration({seconds: $lease_s}) AS free
+SET m.migrating = CASE WHEN free THEN datetime() ELSE m.migrating END
+RETURN free AS taken
+
+// name: release_migration_lease
+// mode: write
+MATCH (m:Metisgraph {name: $ledger})
+REMOVE m.migrating
+
+// name: record_migration
+// mode: write
+MATCH (m:Metisgraph {name: $ledger})
+SET m.schema_version = $version, m.migrated_at = datetime()
+MERGE (r:SchemaMigration {ledger: $ledger, version: $version})
+SET r.name = $title, r.applied_at = datetime(), r.changes = $changes
+MERGE (m)-[:APPLIED]->(r)
+
+// name: error_page
+// mode: read
+// Error nodes in (project, key) order, one page after the last seen; `$project` narrows.
+MATCH (r:Error)
+WHERE ($project IS NULL OR r.project = $project)
+  AND (r.project > $after_project OR (r.project = $after_project AND r.key > $after_key))
+RETURN r.project AS project, r.key AS key, r.kind AS kind, r.sample AS sample
+ORDER BY project, key
+LIMIT $limit
+
+// name: park_resigned_errors
+// mode: write
+// First every error whose key changes steps aside (its key prefixed by '~'), so that no
+// old key stands in the way of a new one while the moves below run.
+UNWIND $rows AS row
+MATCH (r:Error {project: row.project, key: row.old_key})
+SET r.key = '~' + row.old_key, r.resign_to = row.key
+
+// name: move_resigned_errors
+// mode: write
+// Each parked error joins the node of its new key (created from it, or merged into one
+// that another error or a later ingest made): every relationship, in and out, moves with
+// its type and properties; first and last sightings widen; counts add up.
+CYPHER 25
+UNWIND $rows AS row
+MATCH (old:Error {project: row.project, key: '~' + row.old_key})
+WITH row, old, properties(old) AS kept
+MERGE (new:Error {project: row.project, key: row.key})
+ON CREATE SET new += kept{.*, key: row.key, resign_to: null, first_seen: null, last_seen: null,
+                          count: null, former_keys: null}
+SET new.kind = row.kind, new.category = row.category, new.signature = row.signature,
+    new.template = row.template, new.frames = row.frames, new.symbols = row.symbols,
+    new.frames_text = row.frames_text,
+    new.first_seen = CASE WHEN old.first_seen < new.first_seen THEN old.first_seen
+                          ELSE coalesce(new.first_seen, old.first_seen) END,
+    new.last_seen = CASE WHEN old.last_seen > new.last_seen THEN old.last_seen
+                         ELSE coalesce(new.last_seen, old.last_seen) END,
+    new.embedding = coalesce(new.embedding, old.embedding),
+    new.count = CASE WHEN new.count IS NULL AND old.count IS NULL THEN null
+                     ELSE coalesce(new.count, 0) + coalesce(old.count, 0) END,
+    new.former_keys = coalesce(new.former_keys, []) + row.old_key
+REMOVE new.resign_to
+WITH old, new
+CALL (old, new) {
+  MATCH (old)-[r]->(other) WHERE other <> old
+  MERGE (new)-[moved:$(type(r))]->(other)
+  SET moved += properties(r)
+  DELETE r
+}
+CALL (old, new) {
+  MATCH (other)-[r]->(old) WHERE other <> old
+  MERGE (other)-[moved:$(type(r))]->(new)
+  SET moved += properties(r)
+  DELETE r
+}
+DETACH DELETE old
+RETURN count(*) AS moved
