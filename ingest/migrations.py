@@ -11,7 +11,7 @@ from typing import Any
 
 from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered
 from metisgraph.graph.store import GraphStore
-from metisgraph.ingest.errors import resign
+from metisgraph.ingest.errors.signatures import resign
 
 __all__ = ["MIGRATIONS", "resign_errors"]
 

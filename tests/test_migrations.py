@@ -16,11 +16,11 @@ from metisgraph.graph.migrations import (
     ordered,
     schema_version,
 )
-from metisgraph.ingest import logtemplate
 from metisgraph.ingest.adapters import Parsed, SourceRef
-from metisgraph.ingest.errors import extract_errors
+from metisgraph.ingest.errors import logtemplate
+from metisgraph.ingest.errors.signatures import extract_errors
 from metisgraph.ingest.migrations import MIGRATIONS, resign_errors
-from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.pipeline.ingestor import Ingestor
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 pytestmark = pytest.mark.anyio
