@@ -23,6 +23,15 @@ def print_table(results: dict[str, Any]) -> None:
     load = results["machine_before"]["load_average"], results["machine_after"]["load_average"]
     print(f"\nmachine: {results['machine_before']['cpus']} cpus, load {load[0]} -> {load[1]}")
     rows = []
+    if "extract" in results:
+        e = results["extract"]
+        rows.append(
+            [
+                f"error extraction ({e['megabytes']} MB, {e['errors']} errors)",
+                f"{e['megabytes_per_s']:.2f} MB/s",
+                "one core, no database (target >= 1 MB/s)",
+            ]
+        )
     if "ingest" in results:
         i = results["ingest"]
         model = sum(i["model_texts_per_s"]) / len(i["model_texts_per_s"])

@@ -29,6 +29,7 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import graph_store, running_neo4j  # noqa: E402
 from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: E402
+from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
     bench_recall,
@@ -47,7 +48,7 @@ def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="metisgraph benchmarks")
     parser.add_argument("--sizes", default="10000,100000", help="recall corpus sizes (episodes)")
     parser.add_argument("--quick", action="store_true", help="small sizes: a few minutes")
-    parser.add_argument("--only", default="ingest,writes,recall", help="parts to run")
+    parser.add_argument("--only", default="extract,ingest,writes,recall", help="parts to run")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--ingest-episodes", type=int, default=1000)
@@ -153,6 +154,10 @@ def main() -> None:
         "options": vars(options),
         "machine_before": _machine(),
     }
+    if "extract" in parts:
+        extract = bench_extract(options.seed)
+        results["extract"] = asdict(extract)
+        print(f"error extraction: {extract.megabytes_per_s:.2f} MB/s", flush=True)
     if parts & {"ingest", "writes"}:
         results.update(asyncio.run(_ingest_parts(options, parts)))
     if "recall" in parts:

@@ -628,23 +628,21 @@ def test_extraction_does_not_depend_on_what_was_read_before(errors_dir: Path) ->
     assert [again[i] for i in range(len(texts))] == first
 
 
-# --- speed --------------------------------------------------------------------------------
+# --- cost on hostile input ---------------------------------------------------------------
+# Throughput is measured by `make bench` (bench/extract_bench.py). Here only the shape of the
+# cost: eight times the input may cost about eight times the CPU, never the 64 times of a
+# scan that backtracks over what it read. CPU time of this process, the best of a few runs,
+# so other work on the machine does not count.
 
 
-def test_throughput_on_a_few_megabytes(errors_dir: Path) -> None:
-    rng = random.Random(3)
-    fixtures = [p.read_text() for p in sorted(errors_dir.glob("*.txt"))]
-    prose = [
-        f"step {i}: compiled module_{i % 17}.c in {rng.random():.3f}s, {i % 5} warnings"
-        for i in range(400)
-    ]
-    blocks = ["\n".join([*rng.sample(prose, 80), rng.choice(fixtures)]) for _ in range(500)]
-    size = sum(len(b) for b in blocks)
-    start = time.perf_counter()
-    found = sum(len(extract_errors(b)) for b in blocks)
-    elapsed = time.perf_counter() - start
-    assert size > 2_000_000 and found >= 500
-    assert size / elapsed > 1_000_000, f"{size / elapsed / 1e6:.2f} MB/s"
+def _cpu_seconds(text: str, runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        extract_errors(text)
+        line_signature(text[: len(text) // 10])
+        best = min(best, time.process_time() - start)
+    return best
 
 
 @pytest.mark.parametrize(
@@ -659,11 +657,13 @@ def test_throughput_on_a_few_megabytes(errors_dir: Path) -> None:
     ],
     ids=["long-line", "dots", "file-lines", "at-lines", "error-lines", "gdb-lines"],
 )
-def test_hostile_input_stays_linear(text: str) -> None:
-    start = time.perf_counter()
-    extract_errors(text)
-    line_signature(text[:100_000])
-    assert time.perf_counter() - start < 5.0
+def test_hostile_input_costs_linear_time(text: str) -> None:
+    small = _cpu_seconds(text[: len(text) // 8], runs=3)
+    large = _cpu_seconds(text, runs=1)
+    # Below 10 ms the clock's grain and the interpreter's warm-up dominate; a quadratic
+    # scan of a megabyte takes far longer than 8 x 10 ms x 24.
+    ratio = large / max(small, 0.01)
+    assert ratio < 24, f"x8 input cost x{ratio:.1f} CPU ({small:.3f} s -> {large:.3f} s)"
 
 
 def test_build_tool_advice_at_the_error_level_is_not_an_error() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 __all__ = [
     "ALL_RULES",
@@ -237,6 +237,11 @@ def _compiled(rules: frozenset[str]) -> tuple[re.Pattern[str], Callable[[re.Matc
     return scan, _replace_with(rules)
 
 
+# The product's rule set is compiled once and never evicted, however many other sets an
+# evaluation compiles through ``_compiled``'s bounded cache.
+_pinned = cache(_compiled.__wrapped__)
+
+
 _WITHOUT_SHAPES = {
     "name-digit": re.compile(r"[A-Za-z]\d(?!\d)"),
     "error-class": re.compile(
@@ -273,7 +278,7 @@ def log_template(line: str, rules: frozenset[str] | None = None) -> str:
     ``rules`` names the rules to apply (default: those the product ships, ``DEFAULT_RULES``).
     """
     rules = DEFAULT_RULES if rules is None else rules
-    scan, replace = _compiled(rules)
+    scan, replace = _pinned(rules) if rules is DEFAULT_RULES else _compiled(rules)
     text = line
     if "dot-leader" in rules:
         text = _LEADER.sub(" ... ", text)
