@@ -21,8 +21,7 @@ from metisgraph.graph import (
     vector_index_statements,
 )
 from metisgraph.graph.embedded import EmbeddedNeo4j
-from metisgraph.ingest import Embedder
-from metisgraph.ingest.migrations import MIGRATIONS
+from metisgraph.ingest import MIGRATIONS, Embedder
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 

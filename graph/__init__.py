@@ -9,6 +9,15 @@ from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
 from metisgraph.graph.lucene import project_scope
+from metisgraph.graph.migrations import (
+    GRAPH_MIGRATIONS,
+    Migration,
+    MigrationError,
+    MigrationReport,
+    migrate,
+    ordered,
+    schema_version,
+)
 from metisgraph.graph.recall import Hit, RecallOutcome, recall
 from metisgraph.graph.recall_request import (
     ALL_OUTCOMES,
@@ -47,6 +56,7 @@ from metisgraph.graph.writes import (
 __all__ = [
     "ALL_OUTCOMES",
     "COUNTERS",
+    "GRAPH_MIGRATIONS",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "Conflict",
@@ -58,6 +68,9 @@ __all__ = [
     "GraphStore",
     "Hit",
     "IndexHealth",
+    "Migration",
+    "MigrationError",
+    "MigrationReport",
     "Neo4jSettings",
     "QuestionVectors",
     "RecallFilters",
@@ -76,7 +89,9 @@ __all__ = [
     "existing_episode_hashes",
     "existing_error_keys",
     "lineage_heads",
+    "migrate",
     "open_driver",
+    "ordered",
     "probe_vector_indexes",
     "project_scope",
     "recall",
@@ -84,6 +99,7 @@ __all__ = [
     "record_outcome",
     "record_pass",
     "repair_vector_index",
+    "schema_version",
     "search_snippets",
     "snippet_detail",
     "snippet_state",

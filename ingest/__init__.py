@@ -9,6 +9,7 @@ from metisgraph.ingest.adapters import FORMATS, Parsed, Refused, read_path, vali
 from metisgraph.ingest.embeddings import DEFAULT_MODEL, Embedder, EmbeddingSettings
 from metisgraph.ingest.environment import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors import ErrorSignature, extract_errors, line_signature
+from metisgraph.ingest.migrations import MIGRATIONS
 from metisgraph.ingest.pipeline import DeadLetter, Ingestor, IngestSummary
 from metisgraph.ingest.records import (
     MAX_CODE_CHARS,
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "FORMATS",
     "MAX_CODE_CHARS",
+    "MIGRATIONS",
     "SCHEMA_VERSION",
     "Abstracted",
     "Action",

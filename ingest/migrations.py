@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered
-from metisgraph.graph.store import GraphStore
-from metisgraph.ingest.errors.signatures import resign
+from metisgraph.graph import GRAPH_MIGRATIONS, GraphStore, Migration, ordered
+from metisgraph.ingest.errors import resign
 
 __all__ = ["MIGRATIONS", "resign_errors"]
 

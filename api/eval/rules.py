@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metisgraph.api.eval.signatures import SignatureLine, grouping_accuracy
-from metisgraph.ingest.errors.logtemplate import ALL_RULES, RULES, rule_applies
-from metisgraph.ingest.errors.signatures import line_signature
+from metisgraph.ingest.errors import ALL_RULES, RULES, line_signature, rule_applies
 
 __all__ = ["MIN_HELPED", "Fold", "RuleBench", "RuleEffect", "RuleReport"]
 
