@@ -199,3 +199,46 @@ CALL (t, final) {
   MERGE (final)-[:RESOLVED]->(r)
 }
 SET final.resolution = 'resolves_task'
+
+// name: link_fixes
+// mode: write
+// A successful episode whose code ends an error: its snippets FIXES {task, episode, at} each
+// error an earlier step of its task hit and that no step from it on hits again. The fixer is
+// the first successful step after the error's last sighting in the task that wrote or changed
+// code (GENERATED, MODIFIED); failing that, the first that ran stored code (USED). Derived
+// again, whole, for every task a batch touches (its steps, or the episodes snippets link to).
+CYPHER replan=skip
+CALL () {
+  UNWIND $tasks AS key
+  MATCH (t:Task {project: key.project, id: key.id})
+  RETURN t
+  UNION
+  UNWIND $episodes AS key
+  MATCH (t:Task)-[:HAS_EPISODE]->(:Episode {project: key.project, id: key.id})
+  RETURN t
+}
+MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})
+WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
+WITH t, collect(e) AS steps
+CALL (t, steps) {
+  UNWIND steps AS e
+  MATCH (e)-[:GENERATED|MODIFIED|USED]->(:Snippet)-[f:FIXES {task: t.id}]->(:Error)
+  DELETE f
+}
+CALL (t, steps) {
+  UNWIND range(0, size(steps) - 1) AS i
+  WITH t, steps, i, steps[i] AS e
+  MATCH (e)-[:HIT]->(r:Error {project: t.project})
+  WITH t, steps, r, max(i) AS last
+  WITH t, r, [x IN steps[last + 1..] WHERE x.outcome = 'success'] AS after
+  WITH t, r,
+       [x IN after WHERE EXISTS { (x)-[:GENERATED|MODIFIED]->(:Snippet) }] AS writers,
+       [x IN after WHERE EXISTS { (x)-[:USED]->(:Snippet) }] AS runners
+  WITH t, r, head(writers + runners) AS fixer,
+       CASE WHEN size(writers) > 0 THEN ['GENERATED', 'MODIFIED'] ELSE ['USED'] END AS relations
+  WHERE fixer IS NOT NULL
+  MATCH (fixer)-[u:GENERATED|MODIFIED|USED]->(s:Snippet {project: t.project})
+  WHERE type(u) IN relations
+  MERGE (s)-[f:FIXES {task: t.id}]->(r)
+  SET f.episode = fixer.id, f.at = fixer.created_at
+}

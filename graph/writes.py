@@ -34,6 +34,8 @@ class WriteBatch:
     # Context rows (ingest/pipeline/neighbours.py) computed before the write; None: refresh after.
     contexts: list[Row] | None = field(default_factory=list)
     resolved_tasks: list[Row] = field(default_factory=list)  # {project, id} to memorize
+    # {project, id} of episodes snippet records link to: their tasks' fixes are derived again.
+    snippet_episodes: list[Row] = field(default_factory=list)
     extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order
 
     def steps(self) -> list[tuple[str, dict[str, Any]]]:
@@ -58,6 +60,9 @@ class WriteBatch:
         plan.extend(self.extra)
         if self.resolved_tasks:
             plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))
+        if self.chained_tasks or self.snippet_episodes:
+            fixes = {"tasks": self.chained_tasks, "episodes": self.snippet_episodes}
+            plan.append(("link_fixes", fixes))
         return plan
 
 

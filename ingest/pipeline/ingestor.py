@@ -189,6 +189,9 @@ class Ingestor:
             (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
         }
         write.extra.extend(snippet_write_steps(snippets, embedded))
+        write.snippet_episodes = [
+            {"project": r.project, "id": r.episode_id} for r in records if r.episode_id
+        ]
         return snippets
 
     async def _write(

@@ -1,0 +1,53 @@
+"""The authored lineage story (tests/fixtures/lineage), loaded under a test's own projects."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metisgraph.ingest.adapters.base import SourceRef, validate_record
+from metisgraph.ingest.errors import extract_errors
+
+STORY = Path(__file__).resolve().parent / "fixtures" / "lineage" / "regression.jsonl"
+
+
+@dataclass(frozen=True)
+class Story:
+    shop: str
+    billing: str
+
+    @property
+    def projects(self) -> list[str]:
+        return [self.shop, self.billing]
+
+
+def story_records(story: Story) -> list[Any]:
+    """The fixture's records with the story's project names in place of shop and billing."""
+    names = {"shop": story.shop, "billing": story.billing}
+    items = []
+    for n, line in enumerate(STORY.read_text(encoding="utf-8").splitlines(), start=1):
+        raw = json.loads(line)
+        raw["project"] = names[raw["project"]]
+        items.append(validate_record(raw, SourceRef(str(STORY), n)))
+    return items
+
+
+def numpy_error_key() -> str:
+    """The key of the story's main error (AttributeError np.float in build_totals)."""
+    for line in STORY.read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line)
+        if "no attribute 'float'" in (raw.get("error") or ""):
+            return extract_errors(raw["error"])[0].key
+    raise AssertionError("the story has no numpy error")
+
+
+async def load_story(store: Any, embedder: Any, project: str) -> Story:
+    """Ingest the story into two projects named after ``project``; returns their names."""
+    from metisgraph.ingest.pipeline.ingestor import Ingestor
+
+    story = Story(shop=f"{project}-shop", billing=f"{project}-billing")
+    summary = await Ingestor(store, embedder).ingest(story_records(story))
+    assert summary.refused == 0, summary.refusals
+    return story
