@@ -1,0 +1,189 @@
+// Failure lineage: an error's history across tasks, projects and time.
+// `$members` are the Error nodes that stand for the error ({project, key}); every query
+// stays inside their projects, and values arrive only as parameters. `$since` / `$until`
+// bound the sightings (Episode.created_at; null: unbounded). A lineage runs a fixed number
+// of these queries, whatever the number of sightings.
+
+// name: lineage_members_by_key
+// mode: read
+UNWIND $projects AS project
+UNWIND $keys AS key
+MATCH (r:Error {project: project, key: key})
+RETURN r.project AS project, r.key AS key
+ORDER BY project, key
+
+// name: lineage_members_by_signature
+// mode: read
+UNWIND $projects AS project
+MATCH (r:Error {project: project})
+WHERE r.signature = $signature
+RETURN r.project AS project, r.key AS key
+ORDER BY project, key
+
+// name: lineage_summary
+// mode: read
+// Each member with its sightings in the window: how many, in how many tasks, the first and
+// the last.
+UNWIND $members AS m
+MATCH (r:Error {project: m.project, key: m.key})
+CALL (r) {
+  OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
+  WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
+  WITH e ORDER BY e.created_at, e.id
+  RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
+         head(collect(e {.id, .created_at, .task_id})) AS first,
+         last(collect(e {.id, .created_at, .task_id})) AS last
+}
+RETURN r.project AS project, r.key AS key, r.kind AS kind, r.category AS category,
+       r.signature AS signature, r.template AS template, r.sample AS sample, sightings, tasks,
+       first, last
+ORDER BY project, key
+
+// name: lineage_sightings
+// mode: read
+// One page of sightings in time order: the episode, its task, environment and tools.
+// Keyset pagination on (created_at, project, id); `$after` is the last row of the page before.
+UNWIND $members AS m
+MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(e:Episode {project: m.project})
+WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
+  AND ($after IS NULL OR e.created_at > datetime($after.at)
+       OR (e.created_at = datetime($after.at)
+           AND (e.project > $after.project OR (e.project = $after.project AND e.id > $after.id))))
+WITH DISTINCT e
+ORDER BY e.created_at, e.project, e.id
+LIMIT $limit
+OPTIONAL MATCH (t:Task {project: e.project, id: e.task_id})
+OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
+RETURN e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
+          .action_command} AS episode,
+       t {.id, .goal, .status, .agent} AS task,
+       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
+       COLLECT { MATCH (e)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name } AS tools
+ORDER BY e.created_at, e.project, e.id
+
+// name: lineage_attempts
+// mode: read
+// What was tried and failed: the failing steps of the tasks that hit the error, after its
+// first sighting in each task, other than the fixes. Oldest first, at most $limit.
+UNWIND $members AS m
+MATCH (r:Error {project: m.project, key: m.key})<-[:HIT]-(h:Episode {project: m.project})
+WHERE h.task_id IS NOT NULL
+  AND ($since IS NULL OR h.created_at >= $since) AND ($until IS NULL OR h.created_at < $until)
+WITH h ORDER BY coalesce(h.step, 2147483647), h.created_at
+WITH h.project AS project, h.task_id AS task, head(collect(h)) AS first
+MATCH (:Task {project: project, id: task})-[:HAS_EPISODE]->(a:Episode {project: project})
+WHERE a.outcome IN ['failure', 'partial'] AND a <> first
+  AND CASE WHEN a.step IS NOT NULL AND first.step IS NOT NULL THEN a.step > first.step
+           ELSE a.created_at > first.created_at END
+WITH DISTINCT a
+ORDER BY a.created_at, a.project, a.id
+LIMIT $limit
+OPTIONAL MATCH (a)-[:IN_ENV]->(v:Environment {project: a.project})
+RETURN a {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
+          .action_command} AS episode,
+       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
+       COLLECT { MATCH (a)-[:HIT]->(x:Error) RETURN x.kind AS kind ORDER BY kind } AS errors,
+       COLLECT { MATCH (a)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name } AS tools
+ORDER BY a.created_at, a.project, a.id
+
+// name: lineage_fixes
+// mode: read
+// The episodes that ended the error — a successful step whose code FIXES it, or the step
+// that resolved its task (RESOLVED) — with their snippets and environment. Not bounded by
+// the window: a fix before it explains a recurrence inside it.
+UNWIND $members AS m
+MATCH (r:Error {project: m.project, key: m.key})
+CALL (r) {
+  MATCH (s:Snippet {project: r.project})-[f:FIXES]->(r)
+  MATCH (e:Episode {project: r.project, id: f.episode})
+  RETURN e, s, 'FIXES' AS via
+  UNION
+  MATCH (e:Episode {project: r.project})-[:RESOLVED]->(r)
+  RETURN e, null AS s, 'RESOLVED' AS via
+}
+WITH e, collect(DISTINCT s) AS snippets, collect(DISTINCT via) AS vias,
+     collect(DISTINCT r.key) AS errors
+ORDER BY e.created_at, e.project, e.id
+LIMIT $limit
+OPTIONAL MATCH (t:Task {project: e.project, id: e.task_id})
+OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
+RETURN e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
+          .action_command} AS episode,
+       t {.id, .goal, .status, .agent} AS task,
+       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
+       [s IN snippets | s {.id, .project, .name, .kind, .language, .description}] AS snippets,
+       vias, errors
+ORDER BY e.created_at, e.project, e.id
+
+// name: lineage_regressions
+// mode: read
+// Recurrences after a fix: every sighting in the window later than some fix of the error,
+// with the latest fix before it and the packages of both environments. `total` counts them
+// all; at most $limit come back, oldest first.
+UNWIND $members AS m
+MATCH (r:Error {project: m.project, key: m.key})
+CALL (r) {
+  MATCH (:Snippet {project: r.project})-[f:FIXES]->(r)
+  MATCH (e:Episode {project: r.project, id: f.episode})
+  RETURN e AS fix
+  UNION
+  MATCH (fix:Episode {project: r.project})-[:RESOLVED]->(r)
+  RETURN fix
+}
+WITH collect(DISTINCT fix) AS fixes
+WHERE size(fixes) > 0
+UNWIND $members AS m
+MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(e:Episode {project: m.project})
+WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
+WITH DISTINCT fixes, e
+WITH e, [f IN fixes WHERE f.created_at < e.created_at] AS before
+WHERE size(before) > 0
+WITH e, reduce(latest = head(before), f IN before |
+       CASE WHEN f.created_at > latest.created_at THEN f ELSE latest END) AS fix
+ORDER BY e.created_at, e.project, e.id
+WITH collect({e: e, fix: fix}) AS recurrences
+UNWIND recurrences[..$limit] AS row
+WITH size(recurrences) AS total, row.e AS e, row.fix AS fix
+OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
+OPTIONAL MATCH (fix)-[:IN_ENV]->(w:Environment {project: fix.project})
+RETURN total,
+       e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
+          .action_command} AS episode,
+       fix {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
+            .action_command} AS fix,
+       v {.key, .os, .os_version, .arch, .runtime, .runtime_version,
+          packages: COLLECT { MATCH (v)-[h:HAS_PACKAGE]->(k:Package)
+                              RETURN [k.name, h.version] AS p ORDER BY p }} AS environment,
+       w {.key, .os, .os_version, .arch, .runtime, .runtime_version,
+          packages: COLLECT { MATCH (w)-[h:HAS_PACKAGE]->(k:Package)
+                              RETURN [k.name, h.version] AS p ORDER BY p }} AS fix_environment
+ORDER BY e.created_at, e.project, e.id
+
+// name: lineage_related
+// mode: read
+// Errors met in the same tasks, with the order they came in: `preceded` counts the tasks
+// where the other error was first sighted before this one, `followed` those where after,
+// `together` those where in the same step.
+UNWIND $members AS m
+MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(h:Episode {project: m.project})
+WHERE h.task_id IS NOT NULL
+  AND ($since IS NULL OR h.created_at >= $since) AND ($until IS NULL OR h.created_at < $until)
+WITH h ORDER BY coalesce(h.step, 2147483647), h.created_at
+WITH h.project AS project, h.task_id AS task, head(collect(h)) AS first
+MATCH (:Task {project: project, id: task})-[:HAS_EPISODE]->(o:Episode {project: project})
+      -[:HIT]->(x:Error {project: project})
+WHERE NOT x.key IN $keys
+WITH project, task, first, x, o ORDER BY coalesce(o.step, 2147483647), o.created_at
+WITH project, task, first, x, head(collect(o)) AS its
+WITH x, CASE WHEN its.step IS NOT NULL AND first.step IS NOT NULL
+             THEN sign(its.step - first.step)
+             WHEN its.created_at < first.created_at THEN -1
+             WHEN its.created_at > first.created_at THEN 1
+             ELSE 0 END AS order
+RETURN x.project AS project, x.key AS key, x.kind AS kind, x.signature AS signature,
+       x.template AS template, count(*) AS tasks,
+       sum(CASE order WHEN -1 THEN 1 ELSE 0 END) AS preceded,
+       sum(CASE order WHEN 1 THEN 1 ELSE 0 END) AS followed,
+       sum(CASE order WHEN 0 THEN 1 ELSE 0 END) AS together
+ORDER BY tasks DESC, project, key
+LIMIT $limit

@@ -1,0 +1,49 @@
+"""Which Error nodes stand for "this error" in the projects asked about.
+
+Lineage, browsing and analytics ask here, and only here, so that grouping errors into
+families (errors signed differently that are one problem) changes one function. Today an
+error is its exact key (the hash of its signature) in each project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["ErrorKey", "error_members", "error_members_by_signature"]
+
+
+@dataclass(frozen=True, order=True)
+class ErrorKey:
+    """One Error node: its project and key."""
+
+    project: str
+    key: str
+
+    def row(self) -> dict[str, str]:
+        return {"project": self.project, "key": self.key}
+
+
+async def error_members(
+    store: GraphStore, projects: Iterable[str], keys: Iterable[str]
+) -> list[ErrorKey]:
+    """The Error nodes of these projects that stand for the errors with these keys."""
+    wanted = sorted(set(keys))
+    scope = sorted(set(projects))
+    if not wanted or not scope:
+        return []
+    rows = await store.run("lineage_members_by_key", projects=scope, keys=wanted)
+    return [ErrorKey(r["project"], r["key"]) for r in rows]
+
+
+async def error_members_by_signature(
+    store: GraphStore, projects: Iterable[str], signature: str
+) -> list[ErrorKey]:
+    """The Error nodes of these projects signed with exactly this signature."""
+    scope = sorted(set(projects))
+    if not scope or not signature.strip():
+        return []
+    rows = await store.run("lineage_members_by_signature", projects=scope, signature=signature)
+    return await error_members(store, scope, (r["key"] for r in rows))

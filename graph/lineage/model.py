@@ -1,0 +1,225 @@
+"""What a lineage answers, as plain data: the rows of cypher/lineage.cypher, typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from metisgraph.graph.lineage.environments import EnvironmentDiff
+from metisgraph.graph.rows import native_time
+
+__all__ = [
+    "Attempt",
+    "EnvironmentView",
+    "ErrorSummary",
+    "Fix",
+    "Lineage",
+    "ProjectCount",
+    "Recurrence",
+    "RelatedError",
+    "Sighting",
+    "SnippetView",
+    "StepView",
+    "TaskView",
+]
+
+
+@dataclass(frozen=True)
+class StepView:
+    """An episode as a lineage shows it."""
+
+    project: str
+    id: str
+    created_at: datetime | None
+    step: int | None
+    task_id: str | None
+    summary: str | None
+    outcome: str | None
+    kind: str | None
+    action_command: str | None
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> StepView:
+        return cls(
+            project=row["project"],
+            id=row["id"],
+            created_at=native_time(row.get("created_at")),
+            step=row.get("step"),
+            task_id=row.get("task_id"),
+            summary=row.get("summary"),
+            outcome=row.get("outcome"),
+            kind=row.get("kind"),
+            action_command=row.get("action_command"),
+        )
+
+
+@dataclass(frozen=True)
+class TaskView:
+    project: str
+    id: str
+    goal: str | None
+    status: str | None
+    agent: str | None
+
+    @classmethod
+    def of(cls, project: str, row: dict[str, Any] | None) -> TaskView | None:
+        if row is None:
+            return None
+        return cls(project, row["id"], row.get("goal"), row.get("status"), row.get("agent"))
+
+
+@dataclass(frozen=True)
+class EnvironmentView:
+    project: str
+    key: str
+    os: str | None
+    os_version: str | None
+    arch: str | None
+    runtime: str | None
+    runtime_version: str | None
+
+    @classmethod
+    def of(cls, project: str, row: dict[str, Any] | None) -> EnvironmentView | None:
+        if row is None:
+            return None
+        return cls(
+            project,
+            row["key"],
+            row.get("os"),
+            row.get("os_version"),
+            row.get("arch"),
+            row.get("runtime"),
+            row.get("runtime_version"),
+        )
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """One member of the error in one project, with its sightings in the window."""
+
+    project: str
+    key: str
+    kind: str | None
+    category: str | None
+    signature: str | None
+    template: str | None
+    sample: str | None
+    sightings: int
+    tasks: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    first_episode: str | None  # the episode of the first sighting in the window
+    last_episode: str | None
+
+
+@dataclass(frozen=True)
+class Sighting:
+    episode: StepView
+    task: TaskView | None
+    environment: EnvironmentView | None
+    tools: list[str]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A failing step of a task that hit the error, after the error was first seen in it."""
+
+    episode: StepView
+    environment: EnvironmentView | None
+    errors: list[str]  # the kinds of errors this step hit
+    tools: list[str]
+
+
+@dataclass(frozen=True)
+class SnippetView:
+    project: str
+    id: str
+    name: str | None
+    kind: str | None
+    language: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An episode that ended the error, with the code that did (FIXES) or as its task's end."""
+
+    episode: StepView
+    task: TaskView | None
+    environment: EnvironmentView | None
+    snippets: list[SnippetView]
+    via: list[str]  # FIXES (its code ended the error) and/or RESOLVED (it resolved its task)
+
+
+@dataclass(frozen=True)
+class Recurrence:
+    """A sighting after a fix: a regression, with how its environment differs from the fix's."""
+
+    episode: StepView
+    fix: StepView
+    environment: EnvironmentView | None
+    fix_environment: EnvironmentView | None
+    diff: EnvironmentDiff
+
+    @property
+    def same_project(self) -> bool:
+        return self.episode.project == self.fix.project
+
+
+@dataclass(frozen=True)
+class RelatedError:
+    """An error met in the same tasks; preceded/followed/together count tasks by order."""
+
+    project: str
+    key: str
+    kind: str | None
+    signature: str | None
+    template: str | None
+    tasks: int
+    preceded: int
+    followed: int
+    together: int
+
+
+@dataclass(frozen=True)
+class ProjectCount:
+    project: str
+    sightings: int
+    tasks: int
+    fixes: int
+    recurrences: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+@dataclass
+class Lineage:
+    """An error's history in the projects asked about, in time order."""
+
+    errors: list[ErrorSummary]
+    sightings: list[Sighting]
+    next_after: str | None  # the cursor of the next page of sightings; None: the last page
+    attempts: list[Attempt]
+    fixes: list[Fix]
+    recurrences: list[Recurrence]
+    recurrence_count: int
+    related: list[RelatedError]
+    projects: list[ProjectCount]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def sighting_count(self) -> int:
+        return sum(e.sightings for e in self.errors)
+
+    @property
+    def first(self) -> ErrorSummary | None:
+        """The member sighted first (its first_seen and first_episode)."""
+        seen = [e for e in self.errors if e.first_seen is not None]
+        return min(seen, key=lambda e: (e.first_seen, e.project), default=None)
+
+    @property
+    def last(self) -> ErrorSummary | None:
+        """The member sighted last (its last_seen and last_episode)."""
+        seen = [e for e in self.errors if e.last_seen is not None]
+        return max(seen, key=lambda e: (e.last_seen, e.project), default=None)
