@@ -1,0 +1,62 @@
+"""Browsing the graph: projects, errors ranked and paged, one error, one task, any node and
+its neighbourhood — by global ids, inside the projects asked about."""
+
+from metisgraph.graph.explore.detail import (
+    MAX_TASK_STEPS,
+    ErrorDetail,
+    TaskChain,
+    TaskStep,
+    error_detail,
+    task_chain,
+)
+from metisgraph.graph.explore.listing import (
+    MAX_ERRORS_PAGE,
+    ErrorOrder,
+    ErrorPage,
+    ErrorRow,
+    ProjectRow,
+    error_page,
+    projects,
+)
+from metisgraph.graph.explore.neighbourhood import (
+    MAX_DEPTH,
+    MAX_NEIGHBOURHOOD,
+    Edge,
+    GraphNode,
+    Neighbourhood,
+    neighbourhood,
+    nodes_by_ref,
+)
+from metisgraph.graph.explore.titles import (
+    HIDDEN_PROPERTIES,
+    VECTOR_PROPERTIES,
+    shown_properties,
+    title_of,
+)
+
+__all__ = [
+    "HIDDEN_PROPERTIES",
+    "MAX_DEPTH",
+    "MAX_ERRORS_PAGE",
+    "MAX_NEIGHBOURHOOD",
+    "MAX_TASK_STEPS",
+    "VECTOR_PROPERTIES",
+    "Edge",
+    "ErrorDetail",
+    "ErrorOrder",
+    "ErrorPage",
+    "ErrorRow",
+    "GraphNode",
+    "Neighbourhood",
+    "ProjectRow",
+    "TaskChain",
+    "TaskStep",
+    "error_detail",
+    "error_page",
+    "neighbourhood",
+    "nodes_by_ref",
+    "projects",
+    "shown_properties",
+    "task_chain",
+    "title_of",
+]

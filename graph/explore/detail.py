@@ -1,0 +1,139 @@
+"""One error, one task: what a portal shows when a person opens them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from metisgraph.graph.rows import native_time
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["MAX_TASK_STEPS", "ErrorDetail", "TaskChain", "TaskStep", "error_detail", "task_chain"]
+
+MAX_TASK_STEPS = 500
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    project: str
+    key: str
+    kind: str | None
+    category: str | None
+    signature: str | None
+    template: str | None
+    sample: str | None
+    frames: list[str]
+    sightings: int
+    tasks: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    fixes: int
+    fixed_at: datetime | None
+    open: bool
+    also_in: list[str]  # other readable projects where the same error was met
+
+
+async def error_detail(
+    store: GraphStore, project: str, key: str, readable: list[str] | None
+) -> ErrorDetail | None:
+    """The error, or None when the project holds none with that key."""
+    rows = await store.run("explore_error", project=project, key=key, readable=readable)
+    if not rows:
+        return None
+    r = rows[0]
+    return ErrorDetail(
+        project=r["project"],
+        key=r["key"],
+        kind=r.get("kind"),
+        category=r.get("category"),
+        signature=r.get("signature"),
+        template=r.get("template"),
+        sample=r.get("sample"),
+        frames=list(r.get("frames") or []),
+        sightings=r["sightings"],
+        tasks=r["tasks"],
+        first_seen=native_time(r.get("first")),
+        last_seen=native_time(r.get("last")),
+        fixes=r["fixes"],
+        fixed_at=native_time(r.get("fixed_at")),
+        open=bool(r["open"]),
+        also_in=list(r.get("also_in") or []),
+    )
+
+
+@dataclass(frozen=True)
+class TaskStep:
+    """One episode of a task's chain, with what it met and used."""
+
+    project: str
+    id: str
+    step: int | None
+    created_at: datetime | None
+    summary: str | None
+    outcome: str | None
+    kind: str | None
+    action_type: str | None
+    action_command: str | None
+    errors: list[dict[str, Any]]  # {key, kind, signature}
+    resolved: list[str]  # keys of the errors this step resolved
+    tools: list[str]
+    snippets: list[dict[str, Any]]  # {id, name, kind, language, relation}
+    environment: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class TaskChain:
+    project: str
+    id: str
+    goal: str | None
+    status: str | None
+    outcome: str | None
+    agent: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    step_count: int
+    steps: list[TaskStep] = field(default_factory=list)
+
+
+async def task_chain(
+    store: GraphStore, project: str, task_id: str, limit: int = MAX_TASK_STEPS
+) -> TaskChain | None:
+    """The task with its steps in chain order (the first ``limit``), or None."""
+    if not 1 <= limit <= MAX_TASK_STEPS:
+        raise ValueError(f"limit: between 1 and {MAX_TASK_STEPS}, got {limit}")
+    rows = await store.run("explore_task", project=project, id=task_id, limit=limit)
+    if not rows:
+        return None
+    task, chain = rows[0]["task"], rows[0]["chain"]
+    return TaskChain(
+        project=task["project"],
+        id=task["id"],
+        goal=task.get("goal"),
+        status=task.get("status"),
+        outcome=task.get("outcome"),
+        agent=task.get("agent"),
+        started_at=native_time(task.get("started_at")),
+        ended_at=native_time(task.get("ended_at")),
+        step_count=rows[0]["steps"],
+        steps=[_step(e) for e in chain],
+    )
+
+
+def _step(e: dict[str, Any]) -> TaskStep:
+    return TaskStep(
+        project=e["project"],
+        id=e["id"],
+        step=e.get("step"),
+        created_at=native_time(e.get("created_at")),
+        summary=e.get("summary"),
+        outcome=e.get("outcome"),
+        kind=e.get("kind"),
+        action_type=e.get("action_type"),
+        action_command=e.get("action_command"),
+        errors=list(e.get("errors") or []),
+        resolved=list(e.get("resolved") or []),
+        tools=list(e.get("tools") or []),
+        snippets=list(e.get("snippets") or []),
+        environment=e.get("environment"),
+    )

@@ -1,0 +1,130 @@
+"""Browsing lists: the projects a caller may read, and errors ranked, paged by keyset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from metisgraph.graph.refs import decode_cursor, encode_cursor
+from metisgraph.graph.rows import native_time
+from metisgraph.graph.store import GraphStore
+
+__all__ = [
+    "MAX_ERRORS_PAGE",
+    "ErrorOrder",
+    "ErrorPage",
+    "ErrorRow",
+    "ProjectRow",
+    "error_page",
+    "projects",
+]
+
+MAX_ERRORS_PAGE = 200
+
+
+class ErrorOrder(StrEnum):
+    COUNT = "COUNT"  # most sightings in the window first
+    RECENT = "RECENT"  # latest sighting first
+    UNRESOLVED = "UNRESOLVED"  # open errors only (never fixed, or seen after the last fix)
+
+
+@dataclass(frozen=True)
+class ProjectRow:
+    name: str
+    created_at: datetime | None
+    tasks: int
+    episodes: int
+    errors: int
+
+
+async def projects(store: GraphStore, readable: list[str] | None) -> list[ProjectRow]:
+    """The projects among ``readable`` (None: all) that hold memory, with counts."""
+    rows = await store.run("explore_projects", readable=readable)
+    return [
+        ProjectRow(r["name"], native_time(r["created_at"]), r["tasks"], r["episodes"], r["errors"])
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """An error of one project with its sightings in the window and its fixes."""
+
+    project: str
+    key: str
+    kind: str | None
+    category: str | None
+    signature: str | None
+    template: str | None
+    sightings: int
+    tasks: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    fixes: int
+    fixed_at: datetime | None
+    open: bool  # never fixed, or sighted after its last fix
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> ErrorRow:
+        return cls(
+            project=row["project"],
+            key=row["key"],
+            kind=row.get("kind"),
+            category=row.get("category"),
+            signature=row.get("signature"),
+            template=row.get("template"),
+            sightings=row["sightings"],
+            tasks=row["tasks"],
+            first_seen=native_time(row.get("first")),
+            last_seen=native_time(row.get("last")),
+            fixes=row["fixes"],
+            fixed_at=native_time(row.get("fixed_at")),
+            open=bool(row["open"]),
+        )
+
+
+@dataclass(frozen=True)
+class ErrorPage:
+    rows: list[ErrorRow]
+    total: int  # errors that match, over every page
+    end_cursor: str | None  # the cursor of the last row shown
+    has_next: bool
+
+
+async def error_page(
+    store: GraphStore,
+    projects: list[str],
+    order: ErrorOrder = ErrorOrder.COUNT,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    first: int = 50,
+    after: str | None = None,
+) -> ErrorPage:
+    """One page of the errors of ``projects``, ranked by ``order``; ``after``: a cursor."""
+    if not 1 <= first <= MAX_ERRORS_PAGE:
+        raise ValueError(f"first: between 1 and {MAX_ERRORS_PAGE}, got {first}")
+    keyset = None
+    if after is not None:
+        rank, project, key = decode_cursor(after, order.value, 3).values
+        if not isinstance(rank, int):
+            raise ValueError("after: not a cursor of this list")
+        keyset = {"rank": rank, "project": str(project), "key": str(key)}
+    found = await store.run(
+        "explore_errors",
+        projects=sorted(set(projects)),
+        order=order.value,
+        since=since,
+        until=until,
+        first=first,
+        after=keyset,
+    )
+    total, page = found[0]["total"], found[0]["page"]
+    shown = page[:first]
+    cursor = None
+    if shown:
+        last = shown[-1]
+        cursor = encode_cursor(order.value, (last["rank"], last["project"], last["key"]))
+    return ErrorPage([ErrorRow.of(r) for r in shown], total, cursor, len(page) > first)
