@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +140,20 @@ class GraphStore:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    async def stream(self, name: str, **params: Any) -> AsyncIterator[dict[str, Any]]:
+        """The rows of a named read as they arrive, never all held at once (exports)."""
+        q = query(name)
+        if q.mode != "read":
+            raise ValueError(f"query {name!r} is not a read")
+        async with self.driver.session(
+            database=self.database,
+            default_access_mode=READ_ACCESS,
+            bookmark_manager=self.driver.execute_query_bookmark_manager,
+        ) as session:
+            result = await session.run(q.text, params)  # type: ignore[arg-type]
+            async for record in result:
+                yield _data(record)
 
     async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         """Run several named write queries in one managed transaction (all or nothing).
