@@ -41,4 +41,5 @@ RETURN v.project AS project, v.key AS key,
 // mode: read
 UNWIND $keys AS m
 MATCH (s:Snippet {project: m.project, id: m.id})
-RETURN s.project AS project, s.id AS id, s.name AS name, s.kind AS kind, s.language AS language
+RETURN s.project AS project, s.id AS id, s.kind AS kind, s.language AS language,
+       coalesce(s.name, s.description, split(trim(coalesce(s.template, '')), '\n')[0]) AS name

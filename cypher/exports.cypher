@@ -168,3 +168,10 @@ CALL (a, b, row) {
   MERGE (a)-[r:$(row.type) {task: row.identity}]->(b)
   SET r += row.props
 }
+
+// name: vector_dimension
+// mode: read
+// The dimension the store's vectors have (what an export's vectors carry).
+SHOW VECTOR INDEXES YIELD name, options
+WHERE name = 'episode_embedding'
+RETURN options.indexConfig['vector.dimensions'] AS dimension

@@ -12,14 +12,6 @@ MATCH (r:Error {project: project, key: key})
 RETURN r.project AS project, r.key AS key
 ORDER BY project, key
 
-// name: lineage_members_by_signature
-// mode: read
-UNWIND $projects AS project
-MATCH (r:Error {project: project})
-WHERE r.signature = $signature
-RETURN r.project AS project, r.key AS key
-ORDER BY project, key
-
 // name: lineage_summary
 // mode: read
 // Each member with its sightings in the window: how many, in how many tasks, the first and

@@ -7,6 +7,7 @@ them are free to change.
 
 from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.counters import COUNTERS
+from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.migrations import (
@@ -28,6 +29,14 @@ from metisgraph.graph.recall_request import (
     RecallRequest,
 )
 from metisgraph.graph.recall_settings import PRESETS, RecallSettings
+from metisgraph.graph.refs import (
+    KINDS,
+    InvalidCursor,
+    InvalidId,
+    NodeRef,
+    decode_id,
+    encode_id,
+)
 from metisgraph.graph.schema import (
     SchemaMismatch,
     SchemaReport,
@@ -57,6 +66,7 @@ __all__ = [
     "ALL_OUTCOMES",
     "COUNTERS",
     "GRAPH_MIGRATIONS",
+    "KINDS",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "Conflict",
@@ -65,13 +75,17 @@ __all__ = [
     "EmbeddedNeo4jSettings",
     "EmbeddedStatus",
     "EnvironmentQuery",
+    "GraphDigest",
     "GraphStore",
     "Hit",
     "IndexHealth",
+    "InvalidCursor",
+    "InvalidId",
     "Migration",
     "MigrationError",
     "MigrationReport",
     "Neo4jSettings",
+    "NodeRef",
     "QuestionVectors",
     "RecallFilters",
     "RecallOutcome",
@@ -86,8 +100,13 @@ __all__ = [
     "Vector",
     "WriteBatch",
     "apply_schema",
+    "decode_id",
+    "digest_export",
+    "digest_project",
+    "encode_id",
     "existing_episode_hashes",
     "existing_error_keys",
+    "graph_digest",
     "lineage_heads",
     "migrate",
     "open_driver",

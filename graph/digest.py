@@ -19,7 +19,7 @@ from typing import IO, Any
 from metisgraph.graph.explore.titles import VECTOR_PROPERTIES
 from metisgraph.graph.exports.nodelink import read_node_link
 from metisgraph.graph.exports.read import ProjectGraph
-from metisgraph.graph.exports.values import plain_value
+from metisgraph.graph.rows import plain_value
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["GraphDigest", "digest_export", "digest_project", "graph_digest"]

@@ -12,7 +12,6 @@ from metisgraph.graph.lineage import (
     ErrorKey,
     LineageRequest,
     error_members,
-    error_members_by_signature,
     lineage,
 )
 from metisgraph.graph.refs import InvalidCursor
@@ -191,18 +190,9 @@ async def test_a_fixed_number_of_queries_whatever_the_sightings(store: Any, stor
     assert one.calls == many.calls == 6
 
 
-async def test_members_by_signature_and_only_in_the_projects_asked(
-    store: Any, story: Story
-) -> None:
-    members = await _members(store, story)
-    rows = await store.run_text(
-        "MATCH (r:Error {project: $p, key: $k}) RETURN r.signature AS s",
-        {"p": story.shop, "k": numpy_error_key()},
-        read=True,
-    )
-    by_signature = await error_members_by_signature(store, story.projects, rows[0]["s"])
-    assert by_signature == members
+async def test_members_only_in_the_projects_asked(store: Any, story: Story) -> None:
     assert await error_members(store, [story.shop], [numpy_error_key()]) == [
         ErrorKey(story.shop, numpy_error_key())
     ]
     assert await error_members(store, [f"{story.shop}-nobody"], [numpy_error_key()]) == []
+    assert await error_members(store, story.projects, []) == []

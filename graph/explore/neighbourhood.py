@@ -110,7 +110,12 @@ async def neighbourhood(
         center=node,
         nodes=list(elements.values()),
         edges=[
-            Edge(elements[e["source"]].ref, e["type"], elements[e["target"]].ref, e["props"])
+            Edge(
+                elements[e["source"]].ref,
+                e["type"],
+                elements[e["target"]].ref,
+                shown_properties(e["props"]),
+            )
             for e in edges
         ],
         truncated=truncated,

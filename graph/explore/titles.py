@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from metisgraph.graph.rows import plain_value
+
 __all__ = ["HIDDEN_PROPERTIES", "VECTOR_PROPERTIES", "shown_properties", "title_of"]
 
 VECTOR_PROPERTIES = frozenset({"embedding", "title_embedding", "context_embedding"})
@@ -47,5 +49,9 @@ def title_of(kind: str, props: dict[str, Any]) -> str:
 
 
 def shown_properties(props: dict[str, Any]) -> dict[str, Any]:
-    """The node's properties without vectors and internal bookkeeping."""
-    return {k: v for k, v in props.items() if k not in HIDDEN_PROPERTIES and v is not None}
+    """The node's properties without vectors and internal bookkeeping; times as ISO text."""
+    return {
+        k: plain_value(v)[0]
+        for k, v in props.items()
+        if k not in HIDDEN_PROPERTIES and v is not None
+    }

@@ -23,8 +23,8 @@ import networkx as nx
 
 from metisgraph.graph.explore.titles import HIDDEN_PROPERTIES, VECTOR_PROPERTIES, title_of
 from metisgraph.graph.exports.read import ExportEdge, ExportNode, ProjectGraph
-from metisgraph.graph.exports.values import plain_value
 from metisgraph.graph.refs import KINDS
+from metisgraph.graph.rows import plain_value
 
 __all__ = [
     "EXPORT_FORMAT",

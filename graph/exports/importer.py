@@ -18,9 +18,9 @@ from typing import IO, Any
 from metisgraph.graph.explore.titles import VECTOR_PROPERTIES
 from metisgraph.graph.exports.formats import EXPORT_FORMAT, EXPORT_VERSION
 from metisgraph.graph.exports.nodelink import read_node_link
-from metisgraph.graph.exports.values import restore_value
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.refs import KINDS, NodeRef
+from metisgraph.graph.rows import restore_value
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["ImportRefused", "ImportSummary", "import_graph"]

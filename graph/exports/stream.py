@@ -64,6 +64,9 @@ async def export_chunks(
         raise ValueError(f"table: a CSV export is one table, nodes or edges, got {table!r}")
     carry = vectors and fmt == "json"
     graph = ProjectGraph(store, project, since=since, vectors=carry)
+    if carry and dimension is None:
+        rows = await store.run("vector_dimension")
+        dimension = int(rows[0]["dimension"]) if rows and rows[0]["dimension"] else None
     if fmt == "json":
         header = export_header(project, since, carry, model, dimension)
         async for chunk in json_chunks(graph, header):

@@ -1,7 +1,7 @@
 """Failure lineage: an error's sightings, attempts, fixes, recurrences and related errors."""
 
 from metisgraph.graph.lineage.environments import EnvironmentDiff, PackageChange, environment_diff
-from metisgraph.graph.lineage.members import ErrorKey, error_members, error_members_by_signature
+from metisgraph.graph.lineage.members import ErrorKey, error_members
 from metisgraph.graph.lineage.model import (
     Attempt,
     EnvironmentView,
@@ -38,6 +38,5 @@ __all__ = [
     "TaskView",
     "environment_diff",
     "error_members",
-    "error_members_by_signature",
     "lineage",
 ]

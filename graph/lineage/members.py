@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["ErrorKey", "error_members", "error_members_by_signature"]
+__all__ = ["ErrorKey", "error_members"]
 
 
 @dataclass(frozen=True, order=True)
@@ -36,14 +36,3 @@ async def error_members(
         return []
     rows = await store.run("lineage_members_by_key", projects=scope, keys=wanted)
     return [ErrorKey(r["project"], r["key"]) for r in rows]
-
-
-async def error_members_by_signature(
-    store: GraphStore, projects: Iterable[str], signature: str
-) -> list[ErrorKey]:
-    """The Error nodes of these projects signed with exactly this signature."""
-    scope = sorted(set(projects))
-    if not scope or not signature.strip():
-        return []
-    rows = await store.run("lineage_members_by_signature", projects=scope, signature=signature)
-    return await error_members(store, scope, (r["key"] for r in rows))
