@@ -12,13 +12,14 @@ from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from metisgraph.api.auth import Caller, TokenTable, parse_tokens
+from metisgraph.api.auth import ANONYMOUS, Caller, TokenTable, parse_tokens
 from metisgraph.api.context import Context
+from metisgraph.api.exports_route import export_endpoint
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
@@ -28,8 +29,6 @@ from metisgraph.ingest import Embedder
 __all__ = ["create_app"]
 
 log = logging.getLogger("metisgraph")
-
-ANONYMOUS = Caller("anonymous", None)
 
 
 class State(TypedDict):
@@ -211,6 +210,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/graphql", graphql, methods=["GET", "POST"]),
+        Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

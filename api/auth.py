@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Caller", "Forbidden", "TokenTable", "parse_tokens"]
+__all__ = ["ANONYMOUS", "Caller", "Forbidden", "TokenTable", "parse_tokens"]
 
 
 class Forbidden(PermissionError):
@@ -25,6 +25,9 @@ class Caller:
         denied = [p for p in wanted if not self.may_use(p)]
         if denied:
             raise Forbidden(f"not allowed to use project(s): {', '.join(sorted(denied))}")
+
+
+ANONYMOUS = Caller("anonymous", None)  # no tokens configured: loopback callers read everything
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,11 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from metisgraph.api.analytics_types import AnalyticsQuery
 from metisgraph.api.context import Info, UserError
 from metisgraph.api.errors import MaskInternalErrors
+from metisgraph.api.explore_types import ExploreQuery
+from metisgraph.api.lineage_types import LineageQuery
 from metisgraph.api.recall_types import RecallQuery
 from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
@@ -298,7 +301,9 @@ class MemoryMutation:
 
 
 # Each area contributes its own query and mutation fields; the schema merges them.
-Query = merge_types("Query", (RecallQuery, SnippetQuery))
+Query = merge_types(
+    "Query", (RecallQuery, SnippetQuery, LineageQuery, ExploreQuery, AnalyticsQuery)
+)
 Mutation = merge_types("Mutation", (MemoryMutation, SnippetMutation, VerificationMutation))
 
 
