@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,8 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from metisgraph.api import cli_errors, cli_eval, cli_snippets
-from metisgraph.api.services import Services, prepare_services
+from metisgraph.api import cli_errors, cli_eval, cli_exports, cli_graph, cli_snippets
+from metisgraph.api.services import open_services
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import IndexHealth, RepairFailed, repair_vector_index
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
@@ -38,28 +37,16 @@ app.add_typer(schema_app, name="schema")
 app.add_typer(cli_errors.app, name="errors")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_snippets.app, name="snippet")
+app.command("lineage")(cli_graph.lineage_command)
+cli_errors.app.command("list")(cli_graph.errors_command)
+app.command("analytics")(cli_graph.analytics_command)
+app.command("export")(cli_exports.export_command)
+app.command("import")(cli_exports.import_command)
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 EXIT_REFUSED = 3
-
-
-@contextlib.asynccontextmanager
-async def open_services(settings: Settings | None = None) -> AsyncIterator[Services]:
-    """Services for one command: Neo4j reachable (embedded started if needed), model, schema.
-
-    An embedded Neo4j started here is left running for the next command
-    (`metisgraph neo4j stop` stops it).
-    """
-    settings = settings or load_settings()
-    settings.api.stop_embedded_on_exit = False
-    services = prepare_services(settings)
-    try:
-        await services.warm_up()
-        yield services
-    finally:
-        await services.close()
 
 
 def _embedded(settings: Settings | None = None) -> EmbeddedNeo4j:
@@ -257,6 +244,34 @@ def schema_export() -> None:
     from metisgraph.ingest import input_schema
 
     sys.stdout.write(json.dumps(input_schema(), indent=2) + "\n")
+
+
+@schema_app.command("graphql")
+def schema_graphql(
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write",
+            help="Write the SDL to this file (e.g. schema.graphql) instead of printing it; "
+            "a breaking change must be listed in schema.breaking beside it",
+        ),
+    ] = None,
+) -> None:
+    """Print the GraphQL schema (SDL) portals build against, or --write it to a file."""
+    from metisgraph.api.sdl import BREAKING_FILE, current_sdl, update_schema_file
+
+    if write is None:
+        sys.stdout.write(current_sdl())
+        return
+    update = update_schema_file(write)
+    if update.refused:
+        err.print(f"[red]{write}: breaking changes not marked deliberate in {BREAKING_FILE}:")
+        for change in update.refused:
+            err.print(f"  {change}", highlight=False, markup=False)
+        err.print(f"Add each line above to {write.with_name(BREAKING_FILE)} to accept it.")
+        raise typer.Exit(1)
+    verb = "written" if update.changed else "unchanged"
+    out.print(f"{write}: {verb} ({len(update.breaking)} accepted breaking changes)")
 
 
 @app.command()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import anyio
 from neo4j import AsyncDriver
 
-from metisgraph.api.settings import Settings
+from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import (
     GraphStore,
     IndexHealth,
@@ -25,7 +27,7 @@ from metisgraph.ingest import MIGRATIONS, Embedder
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 
-__all__ = ["Services", "connect", "prepare_services"]
+__all__ = ["Services", "connect", "open_graph", "open_services", "prepare_services"]
 
 log = logging.getLogger("metisgraph")
 
@@ -140,3 +142,37 @@ def prepare_services(settings: Settings, embedder: Embedder | None = None) -> Se
     ingestor = Ingestor(store, embedder, batch_size=settings.api.ingest_batch_size)
     sandbox = Sandbox(settings.sandbox)
     return Services(settings, driver, store, embedder, ingestor, embedded, sandbox)
+
+
+@contextlib.asynccontextmanager
+async def open_services(settings: Settings | None = None) -> AsyncIterator[Services]:
+    """Services for one command: Neo4j reachable (embedded started if needed), model, schema.
+
+    An embedded Neo4j started here is left running for the next command
+    (`metisgraph neo4j stop` stops it).
+    """
+    settings = settings or load_settings()
+    settings.api.stop_embedded_on_exit = False
+    services = prepare_services(settings)
+    try:
+        await services.warm_up()
+        yield services
+    finally:
+        await services.close()
+
+
+@contextlib.asynccontextmanager
+async def open_graph(settings: Settings | None = None) -> AsyncIterator[GraphStore]:
+    """Only the store, for a command that reads the graph: no model, no schema to apply.
+
+    An embedded Neo4j started here is left running, as by ``open_services``.
+    """
+    settings = settings or load_settings()
+    driver, embedded = connect(settings)
+    try:
+        if embedded is not None:
+            await anyio.to_thread.run_sync(embedded.start)
+        await driver.verify_connectivity()
+        yield GraphStore(driver, settings.neo4j.database)
+    finally:
+        await driver.close()
