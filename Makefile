@@ -10,13 +10,14 @@ BENCH_STAMP := $(VENV)/.bench-$(shell cat pyproject.toml | cksum | cut -d' ' -f1
 BENCH_ARGS ?=
 PIP    := $(BIN)/pip --disable-pip-version-check
 
-.PHONY: run test test-fast lint bench install clean-venv neo4j-stop help
+.PHONY: run test test-fast lint bench schema install clean-venv neo4j-stop help
 
 help:
 	@echo "make run    - serve the API on http://127.0.0.1:8000 with a demo memory"
 	@echo "make test   - the test suite against a real Neo4j and the real model"
 	@echo "make lint   - ruff and mypy (strict) on the installed package"
 	@echo "make bench  - ingest and recall benchmarks"
+	@echo "make schema - regenerate schema.graphql (the published GraphQL SDL)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +57,10 @@ $(BENCH_STAMP): pyproject.toml | $(DEPS_STAMP)
 
 bench: install $(BENCH_STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# The published GraphQL schema; a breaking change must be listed in schema.breaking first.
+schema: install
+	$(BIN)/metisgraph schema graphql --write schema.graphql
 
 neo4j-stop:
 	$(BIN)/metisgraph neo4j stop
