@@ -7,46 +7,20 @@ A fake embedder is enough: nothing here depends on meaning.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
 import pytest
+from embedders import HashEmbedder
 
 from metisgraph.ingest.adapters import Parsed
 from metisgraph.ingest.adapters.base import SourceRef
-from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.pipeline.neighbours import refresh_context
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 pytestmark = pytest.mark.anyio
-
-
-class HashEmbedder(Embedder):
-    """A deterministic unit vector per text; counts the texts it is given."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[int] = []
-
-    @property
-    def dimension(self) -> int:
-        return 384
-
-    def load(self) -> None:
-        return None
-
-    def encode(self, texts: Sequence[str]) -> Any:
-        self.calls.append(len(texts))
-        out = np.empty((len(texts), 384), dtype=np.float32)
-        for i, text in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-            row = np.random.default_rng(seed).standard_normal(384)
-            out[i] = row / np.linalg.norm(row)
-        return out
 
 
 def _records(project: str, tasks: int, steps: int) -> list[Parsed]:
