@@ -81,3 +81,27 @@ def print_table(results: dict[str, Any]) -> None:
                     ]
                 )
         _table(["episodes", "system", "p50 ms", "p95 ms", "R@5", "ratio p50 / p95"], recall_rows)
+    if results.get("lineage"):
+        print()
+        _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _lineage_rows(results))
+
+
+def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in results["lineage"]:
+        size = f"{r['size']:,}"
+        lin = r["lineage"]
+        note = f"sightings median {lin['sightings_median']}, max {lin['sightings_max']}"
+        rows.append([size, "lineage", f"{lin['p50_ms']:.1f}", f"{lin['p95_ms']:.1f}",
+                     str(lin["n"]), note])  # fmt: skip
+        for order, e in r["errors"].items():
+            for page in ("first_page", "next_page"):
+                if page in e:
+                    f = e[page]
+                    rows.append([size, f"errors {order} {page.replace('_', ' ')}",
+                                 f"{f['p50_ms']:.1f}", f"{f['p95_ms']:.1f}", str(f["n"]),
+                                 f"{e['total']} errors"])  # fmt: skip
+        for a in r["analytics"]:
+            rows.append([size, f"analytics cap {a['cap']:,}", f"{a['seconds'] * 1000:.0f}", "",
+                         "1", f"{a['episodes']:,} episodes measured"])  # fmt: skip
+    return rows

@@ -31,6 +31,7 @@ from bench.database import graph_store, running_neo4j  # noqa: E402
 from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: E402
 from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
+from bench.lineage_bench import bench_lineage, lineage_sample  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
     bench_recall,
     build_chroma,
@@ -48,7 +49,11 @@ def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="metisgraph benchmarks")
     parser.add_argument("--sizes", default="10000,100000", help="recall corpus sizes (episodes)")
     parser.add_argument("--quick", action="store_true", help="small sizes: a few minutes")
-    parser.add_argument("--only", default="extract,ingest,writes,recall", help="parts to run")
+    parser.add_argument(
+        "--only",
+        default="extract,ingest,writes,recall,lineage",
+        help="parts to run (comma separated)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--ingest-episodes", type=int, default=1000)
@@ -105,6 +110,19 @@ async def _ingest_parts(options: argparse.Namespace, parts: set[str]) -> dict[st
 
 
 async def _load(options: argparse.Namespace, size: int, neo4j: Any) -> tuple[Corpus, dict]:
+    corpus, load, signature = await _corpus(options, size, neo4j)
+    async with graph_store(neo4j, 384) as store:
+        started = time.perf_counter()
+        chroma = CACHE / f"chroma-{signature}"
+        await build_chroma(store, corpus.project, chroma, size)
+        load["chroma_s"] = round(time.perf_counter() - started, 1)
+    return corpus, {**load, "chroma": str(chroma), "signature": signature}
+
+
+async def _corpus(
+    options: argparse.Namespace, size: int, neo4j: Any
+) -> tuple[Corpus, dict[str, Any], str]:
+    """The corpus of this size loaded in its database (reused when it is there already)."""
     corpus = Corpus(options.seed, size, project=f"bench-s{options.seed}-n{size}")
     if options.vectors == "model":
         base = Embedder()
@@ -121,11 +139,25 @@ async def _load(options: argparse.Namespace, size: int, neo4j: Any) -> tuple[Cor
         if isinstance(embedder, CachedEmbedder):
             embedder.cache.flush()
             load["embedded_now"] = embedder.computed
-        chroma = CACHE / f"chroma-{signature}"
-        await build_chroma(store, corpus.project, chroma, size)
         load["prepare_s"] = round(time.perf_counter() - started, 1)
         load["vectors"] = options.vectors
-    return corpus, {**load, "chroma": str(chroma), "signature": signature}
+    return corpus, load, signature
+
+
+def _lineage_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
+    home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+
+        async def prepare() -> tuple[Corpus, dict[str, Any], list[dict[str, Any]]]:
+            corpus, load, _ = await _corpus(options, size, neo4j)
+            async with graph_store(neo4j, 384) as store:
+                sample = await lineage_sample(store, corpus.project, 110, options.seed)
+            return corpus, load, sample
+
+        corpus, load, sample = asyncio.run(prepare())
+        print(f"lineage corpus {size}: {load}", flush=True)
+        figures = bench_lineage(neo4j, corpus, sample, options.api_port, RESULTS / "logs")
+    return {**asdict(figures), "load": load}
 
 
 def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
@@ -160,6 +192,10 @@ def main() -> None:
         print(f"error extraction: {extract.megabytes_per_s:.2f} MB/s", flush=True)
     if parts & {"ingest", "writes"}:
         results.update(asyncio.run(_ingest_parts(options, parts)))
+    if "lineage" in parts:
+        results["lineage"] = [
+            _lineage_part(options, int(size)) for size in options.sizes.split(",") if size
+        ]
     if "recall" in parts:
         results["recall"] = [
             _recall_part(options, int(size)) for size in options.sizes.split(",") if size

@@ -19,3 +19,13 @@ WHERE e.id > $after
 RETURN e.id AS id, e.embedding AS embedding, e.summary AS summary
 ORDER BY e.id
 LIMIT $limit
+
+// name: bench_lineage_sample
+// mode: read
+// The errors of a benchmark project with 1 to 100 sightings (bench/lineage_bench.py).
+MATCH (r:Error {project: $project})
+WHERE r.key IS NOT NULL
+WITH r, COUNT { (r)<-[:HIT]-() } AS sightings
+WHERE 0 < sightings <= 100
+RETURN r.key AS key, sightings
+ORDER BY key
