@@ -102,3 +102,36 @@ def test_code_that_does_not_parse_still_gets_an_analysis() -> None:
     assert (analysis.name, analysis.signature, analysis.calls) == (None, None, ())
     assert [f.rule for f in analysis.findings] == ["os-system"]
     assert analysis.template == broken
+
+
+def test_foreign_code_that_breaks_cpythons_ast_converter_is_unparsed_not_fatal(monkeypatch):
+    # CI once failed a whole ingest on "SystemError: AST constructor recursion depth
+    # mismatch" (CPython 3.11, gh-106905: two worker threads parsing at once). Whatever
+    # the converter raises, one record's code is "not Python", never an aborted batch.
+    import ast
+
+    from metisgraph.ingest.code.python_analysis import parse_source
+    from metisgraph.ingest.tools.libraries import libraries_in_code
+
+    def broken(*args, **kwargs):
+        raise SystemError("AST constructor recursion depth mismatch (before=36, after=34)")
+
+    monkeypatch.setattr(ast, "parse", broken)
+    assert parse_source("import numpy\n") is None
+    assert [u.name for u in libraries_in_code("import numpy\n", "python")] == ["numpy"]  # by text
+
+
+def test_parsing_from_many_threads_at_once_gives_every_thread_its_tree():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from metisgraph.ingest.code.python_analysis import parse_source
+
+    sources = [
+        f"import mod{i}\n" + "".join(f"def f{j}(a):\n    return [a for _ in range({j})]\n"
+                                     for j in range(40))
+        for i in range(16)
+    ]  # fmt: skip
+    with ThreadPoolExecutor(8) as pool:
+        trees = list(pool.map(parse_source, sources * 8))
+    assert all(tree is not None for tree in trees)
+    assert [t.body[0].names[0].name for t in trees[:16]] == [f"mod{i}" for i in range(16)]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-import warnings
 from pathlib import PurePath
+
+from metisgraph.ingest.code.python_analysis import parse_source
 
 __all__ = [
     "CONFIG_LANGUAGES",
@@ -254,13 +254,7 @@ def _looks_like_shell(text: str) -> bool:
 
 
 def _parses_as_python(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences in foreign code
-            ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False  # CPython's parser gives up on some huge inputs with MemoryError
-    return True
+    return parse_source(text) is not None
 
 
 def _looks_like_json(text: str) -> bool:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 import copy
 import textwrap
+import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from metisgraph.ingest.code.model import Parameter, Structure
 
-__all__ = ["ResolvedCall", "analyze_python", "parse_python", "resolved_calls"]
+__all__ = ["ResolvedCall", "analyze_python", "parse_python", "parse_source", "resolved_calls"]
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -24,16 +25,33 @@ class ResolvedCall:
     node: ast.Call
 
 
-def parse_python(code: str) -> ast.Module | None:
-    """Parse code, also when it was copied with a common indent; None when it is not Python."""
-    for text in (code, textwrap.dedent(code)):
+# CPython 3.11 keeps the AST converter's recursion counter per interpreter, not per thread
+# (gh-106905): two threads parsing at once can fail with "SystemError: AST constructor
+# recursion depth mismatch". Ingest prepares batches in worker threads, so every parse of
+# foreign code goes through this one lock (it also guards `warnings.catch_warnings`, which
+# is not thread-safe either).
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_source(text: str) -> ast.Module | None:
+    """`ast.parse` of foreign code, or None when CPython cannot or will not parse it."""
+    with _PARSE_LOCK:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # invalid escapes in copied code are not ours
                 return ast.parse(text)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue  # CPython's parser gives up on some huge inputs with MemoryError
+        except (SyntaxError, ValueError, MemoryError, RecursionError, SystemError):
+            # MemoryError: CPython's parser gives up on some huge inputs; SystemError: the
+            # converter bug above, should another caller parse outside this lock.
+            return None
 
+
+def parse_python(code: str) -> ast.Module | None:
+    """Parse code, also when it was copied with a common indent; None when it is not Python."""
+    for text in (code, textwrap.dedent(code)):
+        tree = parse_source(text)
+        if tree is not None:
+            return tree
     return None
 
 

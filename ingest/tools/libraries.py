@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 
+from metisgraph.ingest.code.python_analysis import parse_source
 from metisgraph.ingest.tools.uses import ToolUse, dedupe
 
 __all__ = ["libraries_in_code"]
@@ -46,11 +46,8 @@ _JS_IMPORT = re.compile(
 
 def _python_modules(code: str) -> list[str] | None:
     """Top-level modules imported by Python code, or None when it does not parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes in old code are not our business
-            tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    tree = parse_source(code)
+    if tree is None:
         return None
     modules: list[str] = []
     for node in ast.walk(tree):
