@@ -47,7 +47,7 @@ def verify(
 ) -> None:
     """Run a snippet's tests (or --command) in the sandbox: a pass is VERIFIED_IN the
     environment, a failure counts against the snippet. Exit 0 passed, 1 failed, 3 refused."""
-    from metisgraph.api.cli import open_services  # the CLI module imports this one
+    from metisgraph.api.services import open_services
 
     environment = _environment(env)
     parameters = _parameters(param or [])
