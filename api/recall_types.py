@@ -12,25 +12,20 @@ from typing import Annotated, Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from metisgraph.api.common_types import (
+    CallerEnvironment,
+    Environment,
+    environment_record,
+    environment_view,
+)
 from metisgraph.api.context import Info
 from metisgraph.api.recall_service import answer
 from metisgraph.api.snippet_types import Compatibility, Snippet, snippet_view
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallFilters, RecallOutcome
-from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest.question import Question
 
 __all__ = ["RecallContext", "RecallFilter", "RecallQuery", "RecallResult"]
-
-
-@strawberry.input(description="The caller's environment: compatibility is judged against it.")
-class CallerEnvironment:
-    os: str | None = None
-    os_version: str | None = None
-    arch: str | None = None
-    runtime: str | None = None
-    runtime_version: str | None = None
-    packages: JSON | None = strawberry.field(default=None, description="{name: version}")
 
 
 @strawberry.input(description="What the caller knows besides the question.")
@@ -112,23 +107,6 @@ class HitError:
     category: str | None
     template: str | None
     frames: list[str]
-
-
-@strawberry.type
-class PackageVersion:
-    name: str
-    version: str | None
-
-
-@strawberry.type(description="The environment an episode ran in.")
-class Environment:
-    key: str
-    os: str | None
-    os_version: str | None
-    arch: str | None
-    runtime: str | None
-    runtime_version: str | None
-    packages: list[PackageVersion]
 
 
 @strawberry.type(
@@ -249,23 +227,6 @@ def _step(row: dict[str, Any] | None) -> StepRef | None:
     )
 
 
-def _environment(row: dict[str, Any] | None) -> Environment | None:
-    if not row:
-        return None
-    packages = [
-        PackageVersion(name=p["name"], version=p.get("version")) for p in row.get("packages") or []
-    ]
-    return Environment(
-        key=row["key"],
-        os=row.get("os"),
-        os_version=row.get("os_version"),
-        arch=row.get("arch"),
-        runtime=row.get("runtime"),
-        runtime_version=row.get("runtime_version"),
-        packages=packages,
-    )
-
-
 def _task(row: dict[str, Any] | None) -> TaskInfo | None:
     if not row:
         return None
@@ -329,7 +290,7 @@ def _hit(hit: Hit) -> RecallHit:
             )
             for e in hit.errors
         ],
-        environment=_environment(hit.environment),
+        environment=environment_view(hit.environment),
         task=_task(hit.task),
         previous=_step(hit.previous),
         next=_step(hit.next),
@@ -360,20 +321,6 @@ def _filters(given: RecallFilter | None) -> RecallFilters:
     )
 
 
-def _environment_record(env: CallerEnvironment | None) -> EnvironmentRecord | None:
-    if env is None:
-        return None
-    given: dict[str, Any] = dict(env.packages) if isinstance(env.packages, dict) else {}
-    return EnvironmentRecord(
-        os=env.os,
-        os_version=env.os_version,
-        arch=env.arch,
-        runtime=env.runtime,
-        runtime_version=env.runtime_version,
-        packages={str(k): str(v) for k, v in given.items()},
-    )
-
-
 def _question(
     project: str,
     query: str,
@@ -390,7 +337,7 @@ def _question(
         k=k,
         projects=tuple(context.projects or ()),
         error=context.error,
-        environment=_environment_record(context.environment),
+        environment=environment_record(context.environment),
         tags=tuple(context.tags or ()),
         tools=tuple(context.tools or ()),
         filters=_filters(filter),

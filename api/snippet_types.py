@@ -4,58 +4,41 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import Annotated, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api import snippet_service as service
+from metisgraph.api.common_types import (
+    EnvironmentInput,
+    FieldError,
+    SnippetInput,
+    SnippetKind,
+    VerifiedEnvironment,
+    environment_record,
+    plain,
+    verified_environment_view,
+)
 from metisgraph.api.context import Info
 from metisgraph.graph import SnippetHit as FoundSnippet
 from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest.code import Verdict
 from metisgraph.ingest.snippets import verdict_for
 
-if TYPE_CHECKING:
-    from metisgraph.api.schema import EnvironmentInput, FieldError
-    from metisgraph.ingest import SnippetKind, SnippetRelation
-
-__all__ = [
-    "SnippetMutation",
-    "SnippetQuery",
-    "VerifiedEnvironment",
-    "environment_record",
-    "environment_view",
-    "snippet_view",
-]
-
-# Shared inputs and enums are defined once, in the schema module that merges this one.
-_SCHEMA = "metisgraph.api.schema"
-Kind = Annotated["SnippetKind", strawberry.lazy(_SCHEMA)]
-Relation = Annotated["SnippetRelation", strawberry.lazy(_SCHEMA)]
-Environment = Annotated["EnvironmentInput", strawberry.lazy(_SCHEMA)]
-Problem = Annotated["FieldError", strawberry.lazy(_SCHEMA)]
+__all__ = ["SnippetMutation", "SnippetQuery", "SnippetRecordInput", "snippet_view"]
 
 
 @strawberry.input(
     description="A snippet recorded on its own; validated like a line of an ingest file."
 )
-class SnippetRecordInput:
+class SnippetRecordInput(SnippetInput):
     project: str
-    code: str
     id: str | None = None
-    language: str | None = None
-    kind: Kind | None = None
-    name: str | None = None
-    description: str | None = None
-    relation: Relation | None = None
-    tests: list[str] | None = None
-    examples: list[str] | None = None
     episode_id: str | None = strawberry.field(
         default=None, description="The episode that generated, used or modified it"
     )
-    environment: Environment | None = None
+    environment: EnvironmentInput | None = None
 
 
 @strawberry.type
@@ -169,23 +152,6 @@ class LinkedEpisode:
     created_at: datetime | None
 
 
-@strawberry.type(
-    description="An environment the snippet worked in; a sandboxed pass adds its evidence."
-)
-class VerifiedEnvironment:
-    key: str
-    os: str | None
-    os_version: str | None
-    arch: str | None
-    runtime: str | None
-    runtime_version: str | None
-    verified_at: datetime | None = None
-    command: str | None = None
-    exit_code: int | None = None
-    duration_ms: int | None = None
-    output_tail: str | None = None
-
-
 @strawberry.type(description="The last sandboxed run that failed (redacted).")
 class FailedRun:
     at: str | None
@@ -194,17 +160,6 @@ class FailedRun:
     duration_ms: int | None
     output_tail: str | None
     environment_key: str | None
-
-
-def environment_view(row: dict[str, Any]) -> VerifiedEnvironment:
-    """A stored environment (with a VERIFIED_IN's evidence when it has one) as its type."""
-    return VerifiedEnvironment(
-        key=row["key"], os=row.get("os"), os_version=row.get("os_version"), arch=row.get("arch"),
-        runtime=row.get("runtime"), runtime_version=row.get("runtime_version"),
-        verified_at=_native(row.get("verified_at")), command=row.get("command"),
-        exit_code=row.get("exit_code"), duration_ms=row.get("duration_ms"),
-        output_tail=row.get("output_tail"),
-    )  # fmt: skip
 
 
 def _failed_run(entry: str | None) -> FailedRun | None:
@@ -252,7 +207,7 @@ class SnippetDetail:
 class SnippetRecordResult:
     id: str | None
     status: str = strawberry.field(description="written | unchanged | refused")
-    errors: list[Problem]
+    errors: list[FieldError]
     snippet: Snippet | None
 
 
@@ -346,7 +301,7 @@ def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> Snipp
                                 summary=e.get("summary"), task_id=e.get("task_id"),
                                 created_at=_native(e.get("created_at")))
                   for e in row["episodes"]],
-        environments=[environment_view(v) for v in row["environments"]],
+        environments=[verified_environment_view(v) for v in row["environments"]],
         touched=[TouchedFile(path=t["path"], hunks=t.get("hunks"), added=t.get("added"),
                              removed=t.get("removed"), symbols=list(t.get("symbols") or []))
                  for t in row["touched"]],
@@ -354,22 +309,6 @@ def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> Snipp
         compatibility=_compatibility(verdict_for(row, environment)),
         last_failure=_failed_run(row.get("last_failure")),
     )  # fmt: skip
-
-
-def _plain(value: Any) -> Any:
-    """Strawberry input objects → the plain JSON shape the record models validate."""
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if hasattr(value, "__strawberry_definition__"):
-        return {k: _plain(v) for k, v in vars(value).items() if v is not None}
-    return value
-
-
-def environment_record(value: Any) -> EnvironmentRecord | None:
-    """A GraphQL environment as the record model (which checks it: errors name the field)."""
-    return None if value is None else EnvironmentRecord.model_validate(_plain(value))
 
 
 @strawberry.type
@@ -383,9 +322,9 @@ class SnippetQuery:
         language: str | None = None,
         imports: list[str] | None = None,
         calls: list[str] | None = None,
-        kind: Kind | None = None,
+        kind: SnippetKind | None = None,
         k: int = 10,
-        environment: Environment | None = None,
+        environment: EnvironmentInput | None = None,
         require_verified: Annotated[
             bool,
             strawberry.argument(
@@ -398,14 +337,14 @@ class SnippetQuery:
         info.context.caller.require(project)
         found = await service.search(
             services, project=project, query=query, language=language,
-            kind=_plain(kind), imports=imports or [], calls=calls or [], k=k,
+            kind=plain(kind), imports=imports or [], calls=calls or [], k=k,
             environment=environment_record(environment), require_verified=require_verified,
         )  # fmt: skip
         return [_hit(hit, verdict) for hit, verdict in found]
 
     @strawberry.field(description="One snippet with its versions, requirements and episodes.")  # type: ignore[untyped-decorator]
     async def snippet(
-        self, info: Info, project: str, id: str, environment: Environment | None = None
+        self, info: Info, project: str, id: str, environment: EnvironmentInput | None = None
     ) -> SnippetDetail | None:
         services = info.context.ready_services()
         info.context.caller.require(project)
@@ -419,9 +358,7 @@ class SnippetMutation:
     async def record_snippet(self, info: Info, input: SnippetRecordInput) -> SnippetRecordResult:
         services = info.context.ready_services()
         info.context.caller.require(input.project)
-        done = await service.record_snippet(services, _plain(input))
-        from metisgraph.api.schema import FieldError  # the schema module imports this one
-
+        done = await service.record_snippet(services, plain(input))
         return SnippetRecordResult(
             id=done.id,
             status=done.status,

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from metisgraph.api.common_types import (
+    EnvironmentInput,
+    VerifiedEnvironment,
+    environment_record,
+    verified_environment_view,
+)
 from metisgraph.api.context import Info, UserError
-from metisgraph.api.snippet_types import VerifiedEnvironment, environment_record, environment_view
 from metisgraph.ingest.environment import environment_row
 from metisgraph.ingest.sandbox import SnippetNotFound, Verification, verify_snippet
 
-if TYPE_CHECKING:
-    from metisgraph.api.schema import EnvironmentInput
-
 __all__ = ["VerificationMutation", "VerificationResult"]
 
-Environment = Annotated["EnvironmentInput", strawberry.lazy("metisgraph.api.schema")]
 MAX_PARAMETERS = 50
 _MAX_VALUE_CHARS = 4000
 
@@ -60,7 +61,7 @@ def verification_view(verdict: Verification, project: str) -> VerificationResult
         snippet_id=verdict.snippet_id, status=verdict.status, reason=verdict.reason,
         command=verdict.command, exit_code=verdict.exit_code, duration_ms=verdict.duration_ms,
         timed_out=verdict.timed_out, output_tail=verdict.output_tail,
-        environment=environment_view(environment_row(project, env, [])) if env else None,
+        environment=verified_environment_view(environment_row(project, env, [])) if env else None,
         uses=counts.get("uses"), successes=counts.get("successes"),
         failures=counts.get("failures"), success_rate=counts.get("success_rate"),
     )  # fmt: skip
@@ -78,7 +79,7 @@ class VerificationMutation:
         info: Info,
         project: str,
         snippet_id: str,
-        environment: Environment | None = None,
+        environment: EnvironmentInput | None = None,
         command: Annotated[
             str | None,
             strawberry.argument(description="Run by sh in the work dir instead of the tests"),

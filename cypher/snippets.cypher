@@ -217,6 +217,8 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
        COLLECT { MATCH (s)-[r:VERIFIED_IN]->(v:Environment {project: $project})
                  RETURN {key: v.key, os: v.os, os_version: v.os_version, arch: v.arch,
                          runtime: v.runtime, runtime_version: v.runtime_version,
+                         packages: [(v)-[h:HAS_PACKAGE]->(k:Package {project: v.project})
+                                    | {name: k.name, version: h.version}][..50],
                          verified_at: r.verified_at, command: r.command, exit_code: r.exit_code,
                          duration_ms: r.duration_ms, output_tail: r.output_tail}
                  ORDER BY r.verified_at IS NULL, r.verified_at DESC, v.key } AS environments,

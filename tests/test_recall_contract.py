@@ -243,3 +243,19 @@ def test_context_error_finds_the_same_error(gql: Any, project: str) -> None:
     top = result["hits"][0]
     assert top["episode"]["id"] == "npe"
     assert {"errors", "symbols"} & {c["channel"] for c in top["why"]["channels"]}
+
+
+OLD_NAME = """
+query($project: String!, $env: CallerEnvironment) {
+  recall(project: $project, query: "the cache grows", context: {environment: $env}) { abstained }
+}"""
+
+
+def test_an_environment_is_one_input_and_its_old_name_still_answers(gql: Any, project: str) -> None:
+    """CallerEnvironment is EnvironmentInput under the name recall's context took first:
+    documents that name it keep working; packages that are not {name: version} are refused,
+    naming the field."""
+    env = {"os": "linux", "packages": {"pandas": 2}}  # a number is a version too
+    assert "errors" not in gql(OLD_NAME, {"project": project, "env": env})
+    refused = gql(OLD_NAME, {"project": project, "env": {"packages": ["pandas==2.2"]}})
+    assert "environment.packages" in refused["errors"][0]["message"]

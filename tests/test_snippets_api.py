@@ -42,7 +42,7 @@ query($project: String!, $id: String!, $environment: EnvironmentInput) {
     snippet { id name version latest recorded requires { name spec verifiedRanges } }
     versions { id version latest parentId reason }
     episodes { id relation outcome }
-    environments { runtime runtimeVersion }
+    environments { runtime runtimeVersion packages { name version } }
     compatibility { status reasons }
   }
 }"""
@@ -262,6 +262,8 @@ def test_snippet_detail_links_the_episodes_that_made_it(gql: Any, project: str) 
     )["data"]["snippet"]
     assert detail["episodes"] == [{"id": "ep-fetch", "relation": "GENERATED", "outcome": "success"}]
     assert detail["environments"][0]["runtimeVersion"] == "3.11.6"
+    # A verified-in environment is an Environment too: its packages come with it.
+    assert {"name": "requests", "version": "2.31.0"} in detail["environments"][0]["packages"]
     assert detail["snippet"]["requires"] == [
         {"name": "requests", "spec": ">=2.31.0,<3", "verifiedRanges": [">=2.31.0,<3"]}
     ]
