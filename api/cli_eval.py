@@ -144,7 +144,7 @@ def retrieval(
     """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped."""
     import asyncio
 
-    from metisgraph.api.retrieval_eval import RetrievalSetError, check_set, evaluate_retrieval
+    from metisgraph.api.eval.retrieval import RetrievalSetError, check_set, evaluate_retrieval
     from metisgraph.api.services import open_services
 
     try:  # a bad query file is reported before anything is started or ingested

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metisgraph.graph.embedded import EmbeddedNeo4j
-from metisgraph.graph.schema import apply_schema
+from metisgraph.graph.indexes import apply_schema
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 from metisgraph.graph.store import GraphStore, open_driver
 

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shadow packages)
 
 from metisgraph.graph.embedded import EmbeddedNeo4j  # noqa: E402
-from metisgraph.graph.schema import apply_schema  # noqa: E402
+from metisgraph.graph.indexes import apply_schema  # noqa: E402
 from metisgraph.graph.settings import EmbeddedNeo4jSettings  # noqa: E402
 from metisgraph.graph.store import GraphStore, open_driver  # noqa: E402
 from metisgraph.ingest.adapters import read_path  # noqa: E402

@@ -1,5 +1,5 @@
 // The server and its schema: what version runs, which indexes exist, in which state.
-// graph/store.py and graph/schema.py run these; the schema itself is schema.cypher.
+// graph/store.py and graph/indexes.py run these; the schema itself is schema.cypher.
 
 // name: server_components
 // mode: read

@@ -9,6 +9,12 @@ from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
+from metisgraph.graph.indexes import (
+    SchemaMismatch,
+    SchemaReport,
+    apply_schema,
+    vector_index_statements,
+)
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.migrations import (
     GRAPH_MIGRATIONS,
@@ -36,12 +42,6 @@ from metisgraph.graph.refs import (
     NodeRef,
     decode_id,
     encode_id,
-)
-from metisgraph.graph.schema import (
-    SchemaMismatch,
-    SchemaReport,
-    apply_schema,
-    vector_index_statements,
 )
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets

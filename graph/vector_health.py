@@ -18,7 +18,7 @@ from neo4j.exceptions import Neo4jError
 
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.cypher import Query, query
-from metisgraph.graph.schema import vector_index_statements
+from metisgraph.graph.indexes import vector_index_statements
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["IndexHealth", "RepairFailed", "probe_vector_indexes", "repair_vector_index"]

@@ -89,7 +89,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[Any]:
     """A GraphStore on the test database, schema applied (idempotent, fast when present)."""
-    from metisgraph.graph.schema import apply_schema
+    from metisgraph.graph.indexes import apply_schema
     from metisgraph.graph.store import GraphStore, driver_from_settings
 
     driver = driver_from_settings(neo4j_settings)

@@ -43,7 +43,7 @@ query($projects: [String!]!, $error: ErrorRef!, $limit: Int! = 100, $after: Stri
 
 @pytest.fixture(scope="module")
 def story(neo4j_settings: Any, embedder: Any) -> Story:
-    from metisgraph.graph.schema import apply_schema
+    from metisgraph.graph.indexes import apply_schema
     from metisgraph.graph.store import GraphStore, driver_from_settings
     from metisgraph.ingest.pipeline.ingestor import Ingestor
 

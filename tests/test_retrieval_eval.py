@@ -14,7 +14,7 @@ from neo4j import GraphDatabase
 from typer.testing import CliRunner, Result
 
 from metisgraph.api import cli_eval
-from metisgraph.api.retrieval_eval import metrics
+from metisgraph.api.eval.retrieval import metrics
 from metisgraph.graph.settings import Neo4jSettings
 
 
@@ -113,7 +113,7 @@ def test_eval_retrieval_names_the_bad_line(
 
 
 def test_every_bad_query_line_is_named_with_its_field(tmp_path: Path) -> None:
-    from metisgraph.api.retrieval_eval import RetrievalSetError, load_queries
+    from metisgraph.api.eval.retrieval import RetrievalSetError, load_queries
 
     lines = [
         {"id": "q1", "project": "p", "text": "fine", "relevant": ["a"]},

@@ -425,7 +425,7 @@ async def test_shared_trajectories_become_snippets_linked_to_their_episodes(
 async def test_another_projects_code_never_crowds_the_full_text_search(
     store: Any, embedder: Any, project: str
 ) -> None:
-    from metisgraph.graph.schema import apply_schema
+    from metisgraph.graph.indexes import apply_schema
     from metisgraph.graph.snippet_search import SnippetSearch, search_snippets
 
     crowd = [

@@ -20,7 +20,7 @@ from metisgraph.api import cli
 from metisgraph.graph import QuestionVectors, RecallRequest
 from metisgraph.graph.channels import gather_channels
 from metisgraph.graph.counters import COUNTERS
-from metisgraph.graph.schema import vector_index_statements
+from metisgraph.graph.indexes import vector_index_statements
 from metisgraph.graph.settings import Neo4jSettings
 from metisgraph.graph.snippet_search import SnippetSearch, search_snippets
 

@@ -1,4 +1,7 @@
-"""Apply the schema in cypher/schema.cypher idempotently and wait for the indexes."""
+"""The database's constraints and indexes (cypher/schema.cypher): applied idempotently at
+start-up, rebuilt where their definition changed, awaited until online.
+
+(api/schema.py is the GraphQL schema; this is the graph's.)"""
 
 from __future__ import annotations
 
