@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from metisgraph.api.eval.families import FamilyBench, FamilyReport
 from metisgraph.api.eval.rules import RuleBench, RuleReport
 from metisgraph.api.eval.signatures import (
     METHODS,
@@ -51,8 +52,9 @@ def signatures(
 ) -> None:
     """Grouping accuracy of line signatures per system: plain, and leave one system out.
 
-    Leave one system out (rules only): each system is scored with the template rules chosen
-    without it. Drain chooses nothing from the data, so its two figures are one.
+    Leave one system out: each system is scored with the template rules (and, for families,
+    the family settings) chosen without it. Drain chooses nothing from the data, so its
+    two figures are one.
     """
     if method not in METHODS:
         raise typer.BadParameter(f"choose from {', '.join(METHODS)}", param_hint="--method")
@@ -62,7 +64,10 @@ def signatures(
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
     report = evaluate(lines, method, name=directory.name, shuffle_seed=shuffle)
-    rules = RuleBench(lines).report() if method == "rules" else None
+    bench = RuleBench(lines) if method in ("rules", "families") else None
+    rules = bench.report() if bench is not None and method == "rules" else None
+    families = FamilyBench(bench).report() if bench is not None and method == "families" else None
+    held_out = _held_out(rules, families)
     if groups is not None:
         with groups.open("w", encoding="utf-8") as out:
             for line, group in line_groups(lines, method, shuffle_seed=shuffle):
@@ -74,26 +79,36 @@ def signatures(
             data |= rules.as_json()
             if not ablation:
                 del data["rules"]
+        if families is not None:
+            data |= families.as_json()
         sys.stdout.write(json.dumps(data) + "\n")
         return
-    Console().print(_table(report, rules))
+    Console().print(_table(report, held_out))
     if ablation and rules is not None:
         Console().print(_ablation_table(rules))
 
 
-def _table(report: GroupingReport, rules: RuleReport | None) -> Table:
+def _held_out(rules: RuleReport | None, families: FamilyReport | None) -> dict[str, float]:
+    """Each system's leave-one-out figure, for the methods that choose anything."""
+    if rules is not None:
+        return {f.system: f.accuracy for f in rules.folds}
+    if families is not None:
+        return {f.system: f.accuracy for f in families.folds}
+    return {}
+
+
+def _table(report: GroupingReport, folds: dict[str, float]) -> Table:
     table = Table(title=f"grouping accuracy — {report.name} ({report.method})")
     columns = ("system", "lines", "true groups", "found groups", "accuracy", "leave-one-out")
     for column in (*columns, "key drift"):
         table.add_column(column, justify="left" if column == "system" else "right")
-    folds = {f.system: f.accuracy for f in rules.folds} if rules else {}
     for s in report.systems:
         counts = (str(s.lines), str(s.groups), str(s.found_groups))
         held_out = f"{folds[s.system]:.4f}" if s.system in folds else "—"
         table.add_row(s.system, *counts, f"{s.accuracy:.4f}", held_out, f"{s.key_drift:.3f}")
     table.add_section()
     lines = sum(s.lines for s in report.systems)
-    mean_held_out = f"{rules.mean_leave_one_out:.4f}" if rules else "—"
+    mean_held_out = f"{sum(folds.values()) / len(folds):.4f}" if folds else "—"
     table.add_row(
         "mean", str(lines), "", "", f"{report.mean:.4f}", mean_held_out,
         f"{report.mean_key_drift:.3f}",

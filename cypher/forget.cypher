@@ -9,6 +9,7 @@ CALL () {
   UNION MATCH (n:Task {project: $project}) RETURN n
   UNION MATCH (n:Snippet {project: $project}) RETURN n
   UNION MATCH (n:Error {project: $project}) RETURN n
+  UNION MATCH (n:ErrorFamily {project: $project}) RETURN n
   UNION MATCH (n:Environment {project: $project}) RETURN n
   UNION MATCH (n:Tool {project: $project}) RETURN n
   UNION MATCH (n:Package {project: $project}) RETURN n

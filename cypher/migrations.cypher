@@ -35,7 +35,9 @@ MERGE (m)-[:APPLIED]->(r)
 MATCH (r:Error)
 WHERE ($project IS NULL OR r.project = $project)
   AND (r.project > $after_project OR (r.project = $after_project AND r.key > $after_key))
-RETURN r.project AS project, r.key AS key, r.kind AS kind, r.sample AS sample
+RETURN r.project AS project, r.key AS key, r.kind AS kind, r.sample AS sample,
+       r.template AS template, r.frames AS frames, r.family_bucket AS family_bucket,
+       r.family_tokens AS family_tokens
 ORDER BY project, key
 LIMIT $limit
 
@@ -62,6 +64,7 @@ ON CREATE SET new += kept{.*, key: row.key, resign_to: null, first_seen: null, l
 SET new.kind = row.kind, new.category = row.category, new.signature = row.signature,
     new.template = row.template, new.frames = row.frames, new.symbols = row.symbols,
     new.frames_text = row.frames_text,
+    new.family_bucket = row.family_bucket, new.family_tokens = row.family_tokens,
     new.first_seen = CASE WHEN old.first_seen < new.first_seen THEN old.first_seen
                           ELSE coalesce(new.first_seen, old.first_seen) END,
     new.last_seen = CASE WHEN old.last_seen > new.last_seen THEN old.last_seen

@@ -26,6 +26,11 @@ CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);
 CREATE INDEX snippet_content IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.content_key);
 CREATE INDEX error_kind IF NOT EXISTS FOR (r:Error) ON (r.project, r.kind);
 CREATE INDEX error_signature IF NOT EXISTS FOR (r:Error) ON (r.signature);
+// Error families (cypher/families.cypher): the errors that may join, and a family's members.
+CREATE CONSTRAINT error_family_key IF NOT EXISTS FOR (f:ErrorFamily) REQUIRE (f.project, f.id) IS UNIQUE;
+CREATE INDEX error_family_bucket IF NOT EXISTS FOR (r:Error) ON (r.project, r.family_bucket);
+CREATE INDEX error_family IF NOT EXISTS FOR (r:Error) ON (r.project, r.family);
+CREATE INDEX error_family_node_bucket IF NOT EXISTS FOR (f:ErrorFamily) ON (f.project, f.bucket);
 CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 
 // Vector indexes, cosine. {{dimensions}} is the embedding model's dimension (384 for

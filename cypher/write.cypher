@@ -89,6 +89,7 @@ MERGE (r:Error {project: row.project, key: row.key})
 ON CREATE SET r.kind = row.kind, r.category = row.category, r.signature = row.signature,
               r.template = row.template, r.frames = row.frames, r.symbols = row.symbols,
               r.frames_text = row.frames_text, r.sample = row.sample,
+              r.family_bucket = row.family_bucket, r.family_tokens = row.family_tokens,
               r.first_seen = row.seen, r.last_seen = row.seen
 SET r.first_seen = CASE WHEN row.seen < r.first_seen THEN row.seen ELSE r.first_seen END,
     r.last_seen = CASE WHEN row.seen > r.last_seen THEN row.seen ELSE r.last_seen END,

@@ -9,6 +9,14 @@ from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
+from metisgraph.graph.families import (
+    MAX_FAMILY_MEMBERS,
+    FamilyMember,
+    bucket_errors,
+    family_members,
+    merge_families,
+    set_family_shapes,
+)
 from metisgraph.graph.indexes import (
     SchemaMismatch,
     SchemaReport,
@@ -67,6 +75,7 @@ __all__ = [
     "COUNTERS",
     "GRAPH_MIGRATIONS",
     "KINDS",
+    "MAX_FAMILY_MEMBERS",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "Conflict",
@@ -75,6 +84,7 @@ __all__ = [
     "EmbeddedNeo4jSettings",
     "EmbeddedStatus",
     "EnvironmentQuery",
+    "FamilyMember",
     "GraphDigest",
     "GraphStore",
     "Hit",
@@ -100,14 +110,17 @@ __all__ = [
     "Vector",
     "WriteBatch",
     "apply_schema",
+    "bucket_errors",
     "decode_id",
     "digest_export",
     "digest_project",
     "encode_id",
     "existing_episode_hashes",
     "existing_error_keys",
+    "family_members",
     "graph_digest",
     "lineage_heads",
+    "merge_families",
     "migrate",
     "open_driver",
     "ordered",
@@ -120,6 +133,7 @@ __all__ = [
     "repair_vector_index",
     "schema_version",
     "search_snippets",
+    "set_family_shapes",
     "snippet_detail",
     "snippet_state",
     "vector_index_statements",

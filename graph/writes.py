@@ -36,6 +36,9 @@ class WriteBatch:
     resolved_tasks: list[Row] = field(default_factory=list)  # {project, id} to memorize
     # {project, id} of episodes snippet records link to: their tasks' fixes are derived again.
     snippet_episodes: list[Row] = field(default_factory=list)
+    # (project, bucket) of the errors new in this batch: their families are found after the
+    # write (ingest/pipeline/families.py), when the bucket can be read back whole.
+    family_buckets: set[tuple[str, str]] = field(default_factory=set)
     extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order
 
     def steps(self) -> list[tuple[str, dict[str, Any]]]:

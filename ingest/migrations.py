@@ -11,6 +11,7 @@ from typing import Any
 
 from metisgraph.graph import GRAPH_MIGRATIONS, GraphStore, Migration, ordered
 from metisgraph.ingest.errors import resign
+from metisgraph.ingest.pipeline.families import assign_all_families
 
 __all__ = ["MIGRATIONS", "resign_errors"]
 
@@ -70,5 +71,12 @@ async def resign_errors(store: GraphStore, project: str | None = None) -> dict[s
 
 MIGRATIONS: tuple[Migration, ...] = ordered(
     GRAPH_MIGRATIONS,
-    (Migration(1, "errors signed with the rules that hold across systems", resign_errors),),
+    (
+        Migration(1, "errors signed with the rules that hold across systems", resign_errors),
+        Migration(
+            2,
+            "error families: signatures that differ where many values were seen",
+            assign_all_families,
+        ),
+    ),
 )

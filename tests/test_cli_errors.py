@@ -123,7 +123,7 @@ def test_eval_signatures_refuses_an_unknown_method(
     folder = fixtures_dir / "errors" / "signature_set"
     result = runner.invoke(cli, ["eval", "signatures", str(folder), "--method", "magic"])
     assert result.exit_code == 2
-    assert "choose from rules, drain3" in result.output
+    assert "choose from rules, families, drain3" in result.output
 
 
 def test_ingest_with_nothing_to_read_exits_2_before_opening_anything(

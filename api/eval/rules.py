@@ -130,13 +130,19 @@ class RuleBench:
             self._signatures[key] = line_signature(content, key[1])
         return self._signatures[key]
 
+    def signatures(self, system: str, rules: frozenset[str]) -> list[str]:
+        """The signature of each line of ``system`` under ``rules``, in file order."""
+        return [self._signature(c, rules) for c in self._contents[system]]
+
+    def truth(self, system: str) -> list[str]:
+        """The true group of each line of ``system``, in file order."""
+        return self._truth[system]
+
     def accuracy(self, rules: frozenset[str]) -> dict[str, float]:
         """Grouping accuracy per system when lines are signed with ``rules``."""
         if rules not in self._memo:
             self._memo[rules] = {
-                s: grouping_accuracy(
-                    [self._signature(c, rules) for c in self._contents[s]], self._truth[s]
-                )
+                s: grouping_accuracy(self.signatures(s, rules), self._truth[s])
                 for s in self.systems
             }
         return self._memo[rules]

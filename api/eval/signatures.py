@@ -9,7 +9,9 @@ Three ways to group are measured side by side:
 * ``rules`` — ``line_signature``: stateless, so a line's group never depends on
   other lines (what the product stores as keys);
 * ``drain3`` — the Drain online miner over the raw lines, in file order;
-* ``drain3+rules`` — Drain over our templates instead of the raw lines.
+* ``drain3+rules`` — Drain over our templates instead of the raw lines;
+* ``families`` — the error families above the signatures (``FamilyIndex``): signatures
+  that differ only where many values were seen join one family (what lineage groups by).
 
 Each also reports its key drift: the share of lines whose key (template)
 changed after the line was first given one.
@@ -28,7 +30,7 @@ from typing import Any
 from drain3 import TemplateMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from metisgraph.ingest.errors import line_signature, log_template
+from metisgraph.ingest.errors import FamilyIndex, FamilyShape, line_signature, log_template
 
 __all__ = [
     "METHODS",
@@ -39,6 +41,7 @@ __all__ = [
     "SystemScore",
     "evaluate",
     "evaluate_dir",
+    "family_labels",
     "group_lines",
     "grouping_accuracy",
     "line_groups",
@@ -157,8 +160,22 @@ def _drain(texts: Sequence[str]) -> Grouping:
     return Grouping([str(m["cluster_id"]) for m in mined], _share_changed(first, last))
 
 
+def family_labels(signatures: Sequence[str], index: FamilyIndex) -> Grouping:
+    """Each signature's family, added to ``index`` in the order given; a line's label is its
+    family at the end, its drift whether that differs from the family it first received."""
+    first = []
+    for signature in signatures:
+        index.add(signature, FamilyShape("", (), tuple(signature.split())))
+        first.append(index.family(signature))
+    last = [index.family(s) for s in signatures]
+    return Grouping(last, _share_changed(first, last))
+
+
 METHODS: dict[str, Callable[[Sequence[str]], Grouping]] = {
     "rules": _rules,
+    "families": lambda contents: family_labels(
+        [line_signature(c) for c in contents], FamilyIndex()
+    ),
     "drain3": _drain,
     "drain3+rules": lambda contents: _drain([log_template(c) for c in contents]),
 }

@@ -1,6 +1,12 @@
 """Error signatures: errors found in text (traces, crashes, codes, log lines), each with a
 stable, normalised key."""
 
+from metisgraph.ingest.errors.families import (
+    FAMILY_SETTINGS,
+    FamilyIndex,
+    FamilySettings,
+    FamilyShape,
+)
 from metisgraph.ingest.errors.logtemplate import (
     ALL_RULES,
     DEFAULT_RULES,
@@ -12,6 +18,7 @@ from metisgraph.ingest.errors.logtemplate import (
 )
 from metisgraph.ingest.errors.signatures import (
     ErrorSignature,
+    error_ref_keys,
     extract_errors,
     line_signature,
     resign,
@@ -21,9 +28,14 @@ from metisgraph.ingest.errors.signatures import (
 __all__ = [
     "ALL_RULES",
     "DEFAULT_RULES",
+    "FAMILY_SETTINGS",
     "RULES",
     "ErrorSignature",
+    "FamilyIndex",
+    "FamilySettings",
+    "FamilyShape",
     "TemplateRule",
+    "error_ref_keys",
     "extract_errors",
     "line_signature",
     "log_template",

@@ -17,6 +17,7 @@ from typing import Any
 
 from metisgraph.ingest.errors.codes import CODE_DETECTORS
 from metisgraph.ingest.errors.crashes import find_go_panics, find_native_crashes, find_rust_panics
+from metisgraph.ingest.errors.families import FamilyShape
 from metisgraph.ingest.errors.lines import (
     compiler_error,
     exception_line,
@@ -29,7 +30,14 @@ from metisgraph.ingest.errors.sightings import Sighting
 from metisgraph.ingest.errors.tracebacks import find_exception_traces, find_python_tracebacks
 from metisgraph.ingest.errors.triggers import candidate_lines
 
-__all__ = ["ErrorSignature", "extract_errors", "line_signature", "resign", "signature_key"]
+__all__ = [
+    "ErrorSignature",
+    "error_ref_keys",
+    "extract_errors",
+    "line_signature",
+    "resign",
+    "signature_key",
+]
 
 MAX_FRAMES = 3
 _MAX_LINE = 2000  # longer lines (minified code, data dumps) are read up to here
@@ -51,8 +59,14 @@ class ErrorSignature:
     sample: str
     chain: tuple[str, ...] = ()  # kinds from the outermost wrapper to the root cause
 
+    def family_shape(self) -> FamilyShape:
+        """What families compare of this error (``ingest.errors.families``)."""
+        return FamilyShape.of(self.kind, self.template, self.frames)
+
     def node_properties(self) -> dict[str, Any]:
-        """What an ``Error`` node keeps of the signature (its key among them)."""
+        """What an ``Error`` node keeps of the signature (its key among them), and what its
+        family is found from."""
+        shape = self.family_shape()
         return {
             "key": self.key,
             "kind": self.kind,
@@ -63,12 +77,40 @@ class ErrorSignature:
             "symbols": list(self.symbols),
             "frames_text": " ".join(self.frames + self.symbols),
             "sample": self.sample,
+            "family_bucket": shape.bucket,
+            "family_tokens": list(shape.tokens),
         }
 
 
 def signature_key(signature: str) -> str:
     """The short stable hash of a signature text (16 hex characters)."""
     return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
+
+
+_KEY = re.compile(r"[0-9a-f]{16}")
+
+
+def error_ref_keys(
+    *, key: str | None = None, signature: str | None = None, text: str | None = None
+) -> list[str]:
+    """The Error keys one reference to an error stands for; give exactly one of:
+
+    ``key`` — an Error node's key (16 hex characters); ``signature`` — a stored signature
+    text; ``text`` — raw error text, signed as ingest signs it (every error found in it).
+    """
+    given = [name for name, value in (("key", key), ("signature", signature), ("text", text))
+             if value is not None]  # fmt: skip
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of key, signature, text (got {given or 'none'})")
+    if key is not None:
+        if not _KEY.fullmatch(key):
+            raise ValueError(f"key: expected 16 hexadecimal characters, got {key[:40]!r}")
+        return [key]
+    if signature is not None:
+        if not signature.strip():
+            raise ValueError("signature: empty")
+        return [signature_key(signature)]
+    return [error.key for error in extract_errors(text or "")]
 
 
 def line_signature(line: str, rules: frozenset[str] | None = None) -> str:

@@ -25,6 +25,7 @@ from metisgraph.graph import (
 from metisgraph.ingest.adapters.base import Refused
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Done, Item, PrepareAhead, batches
+from metisgraph.ingest.pipeline.families import assign_families
 from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_context
 from metisgraph.ingest.pipeline.rows import error_row, group_rows
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
@@ -200,6 +201,8 @@ class Ingestor:
         await write_batch(self.store, write)
         if write.contexts is None:
             await refresh_context(self.store, write.chained_tasks)
+        if write.family_buckets:
+            await assign_families(self.store, write.family_buckets)
         if on_progress:
             on_progress(size)
 
@@ -236,6 +239,7 @@ class Ingestor:
             self.store, [{"project": p, "key": k} for p, k in distinct]
         )
         fresh = [key for key in distinct if key not in known]
+        write.family_buckets = {(p, distinct[p, k][0].family_shape().bucket) for p, k in fresh}
         vectors = await self.embedder.aencode(
             [f"{distinct[k][0].kind}: {distinct[k][0].template}" for k in fresh]
         )
