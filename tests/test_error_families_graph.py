@@ -182,3 +182,18 @@ async def test_forgetting_a_project_forgets_its_families(
         "MATCH (f:ErrorFamily {project: $p}) RETURN count(f) AS n", {"p": project}, read=True
     )
     assert rows[0]["n"] == 0
+
+
+async def test_lineage_of_an_error_follows_its_family(
+    store: Any, embedder: Any, project: str
+) -> None:
+    from metisgraph.graph.lineage import LineageRequest, error_members, lineage
+
+    await _ingest(store, embedder, project, [_opened(u) for u in USERS[:3]])
+    await _ingest(store, embedder, project, ["ERROR disk 3 full on /dev/sda"], day=2)
+    members = await error_members(store, [project], error_ref_keys(text=_opened("cyrus")))
+    assert {m.key for m in members} == {_key(_opened(u)) for u in USERS[:3]}
+    found = await lineage(store, LineageRequest(members))
+    assert found.sighting_count == 3 and len(found.sightings) == 3
+    alone = await error_members(store, [project], [_key("ERROR disk 3 full on /dev/sda")])
+    assert [m.key for m in alone] == [_key("ERROR disk 3 full on /dev/sda")]

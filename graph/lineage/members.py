@@ -1,8 +1,9 @@
 """Which Error nodes stand for "this error" in the projects asked about.
 
 Lineage, browsing and analytics ask here, and only here, so that grouping errors into
-families (errors signed differently that are one problem) changes one function. Today an
-error is its exact key (the hash of its signature) in each project.
+families (errors signed differently that are one problem) changes one function: an error
+is its family (graph/families.py) — every Error node of the projects asked about that shares
+a family with one of the keys, and the exact keys in every project asked.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from metisgraph.graph.families import family_members
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["ErrorKey", "error_members"]
@@ -35,4 +37,6 @@ async def error_members(
     if not wanted or not scope:
         return []
     rows = await store.run("lineage_members_by_key", projects=scope, keys=wanted)
-    return [ErrorKey(r["project"], r["key"]) for r in rows]
+    exact = {ErrorKey(r["project"], r["key"]) for r in rows}
+    family = await family_members(store, scope, wanted)
+    return sorted(exact | {ErrorKey(m.project, m.key) for m in family})
