@@ -27,7 +27,7 @@ SET s.name = coalesce(s.name, row.name),
     s.files = (s.files + [f IN row.files WHERE NOT f IN s.files])[..50],
     s.embedding = coalesce(row.embedding, s.embedding),
     s.scope = row.scope
-SET s.recallable = s.review_status <> 'rejected'
+SET s.recallable = s.review_status <> 'rejected' AND s.retired IS NULL
 
 // name: link_snippet_episodes
 // mode: write

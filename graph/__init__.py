@@ -6,6 +6,12 @@ them are free to change.
 """
 
 from metisgraph.graph.conflicts import Conflict
+from metisgraph.graph.consolidate import (
+    MaintainReport,
+    Reconcile,
+    consolidate,
+    projects_to_maintain,
+)
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
@@ -23,6 +29,7 @@ from metisgraph.graph.indexes import (
     apply_schema,
     vector_index_statements,
 )
+from metisgraph.graph.lessons import ConsolidationSettings
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.migrations import (
     GRAPH_MIGRATIONS,
@@ -79,6 +86,7 @@ __all__ = [
     "PRESETS",
     "RECALLABLE_REVIEW",
     "Conflict",
+    "ConsolidationSettings",
     "EmbeddedNeo4j",
     "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",
@@ -91,6 +99,7 @@ __all__ = [
     "IndexHealth",
     "InvalidCursor",
     "InvalidId",
+    "MaintainReport",
     "Migration",
     "MigrationError",
     "MigrationReport",
@@ -101,6 +110,7 @@ __all__ = [
     "RecallOutcome",
     "RecallRequest",
     "RecallSettings",
+    "Reconcile",
     "RepairFailed",
     "SchemaMismatch",
     "SchemaReport",
@@ -111,6 +121,7 @@ __all__ = [
     "WriteBatch",
     "apply_schema",
     "bucket_errors",
+    "consolidate",
     "decode_id",
     "digest_export",
     "digest_project",
@@ -126,6 +137,7 @@ __all__ = [
     "ordered",
     "probe_vector_indexes",
     "project_scope",
+    "projects_to_maintain",
     "recall",
     "record_failure",
     "record_outcome",

@@ -1,0 +1,180 @@
+"""`metisgraph maintain`: one project's memory consolidated, with no LLM.
+
+Reads what consolidation needs of every embedded episode (a page at a time), plans the
+duplicates and patterns in memory (``graph.lessons``), writes them, recomputes the touched
+patterns' statistics, marks the episodes seen and retires dead snippets. Incremental: only
+dirty episodes (new or changed since the last run) are compared, and a run with nothing
+dirty reads nothing else and writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from metisgraph.graph.lessons import ConsolidationSettings, LessonPlan, Memory, plan_lessons
+from metisgraph.graph.store import GraphStore
+from metisgraph.graph.vectors import Vector
+
+__all__ = ["MaintainReport", "Reconcile", "consolidate", "projects_to_maintain"]
+
+_PAGE = 5000
+_WRITE_ROWS = 2000
+
+# Called with the project and the ids of the episodes this run saw as new or changed: a
+# hook for what else maintain keeps in order (conflicts and supersession, issue 10 item 4).
+Reconcile = Callable[[GraphStore, str, list[str]], Awaitable[Any]]
+
+
+@dataclass
+class MaintainReport:
+    project: str
+    episodes: int = 0  # embedded episodes read
+    dirty: int = 0  # new or changed since the last run
+    compared: int = 0  # candidate pairs scored
+    duplicates: int = 0  # episodes merged into a canonical one this run
+    patterns: int = 0  # patterns created or updated
+    dissolved: int = 0  # patterns deleted (seed changed, or support fell)
+    retired: int = 0  # snippets retired this run
+    revived: int = 0  # retired snippets back in use
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in vars(self).items()}
+
+
+async def projects_to_maintain(store: GraphStore) -> list[str]:
+    """The projects with something for maintain to do."""
+    return [r["project"] for r in await store.run("maintain_projects")]
+
+
+async def _read(store: GraphStore, project: str) -> tuple[list[Memory], np.ndarray]:
+    memories: list[Memory] = []
+    vectors: list[list[float]] = []
+    after = ""
+    while True:
+        rows = await store.run("maintain_episodes", project=project, after=after, page=_PAGE)
+        for row in rows:
+            memories.append(
+                Memory(
+                    id=row["id"],
+                    outcome=row["outcome"],
+                    kind=row["kind"],
+                    errors=frozenset(row["errors"]),
+                    tools=frozenset(row["tools"]),
+                    created_at=row["created_at"] or "",
+                    dirty=bool(row["dirty"]),
+                    duplicate_of=row["duplicate_of"],
+                    pattern=row["pattern"],
+                    task=row["task"],
+                )
+            )
+            vectors.append(row["embedding"])
+        if len(rows) < _PAGE:
+            break
+        after = rows[-1]["id"]
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return memories, matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _chunks(items: Sequence[Any], size: int = _WRITE_ROWS) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _pattern_rows(
+    plan: LessonPlan, memories: Sequence[Memory], vectors: np.ndarray
+) -> list[dict[str, Any]]:
+    index = {m.id: i for i, m in enumerate(memories)}
+    rows = []
+    for pid, members in plan.patterns.items():
+        centroid = vectors[[index[m] for m in members]].mean(axis=0)
+        centroid /= np.linalg.norm(centroid) or 1.0
+        rows.append(
+            {
+                "id": pid,
+                "seed": plan.seeds[pid],
+                "members": members,
+                "embedding": Vector(centroid.tolist()),
+            }
+        )
+    return rows
+
+
+async def _write(
+    store: GraphStore, project: str, plan: LessonPlan, memories: Sequence[Memory], vectors: Any
+) -> None:
+    dirty = [m.id for m in memories if m.dirty]
+    merged = set(plan.duplicates)
+    rows = [
+        {"id": i, "canonical": c, "similarity": s, "exact": exact}
+        for i, (c, s, exact) in sorted(plan.duplicates.items())
+    ]
+    for chunk in _chunks([i for i in dirty if i not in merged]):
+        await store.run("maintain_unduplicate", project=project, ids=list(chunk))
+    for chunk in _chunks(rows):
+        await store.run("maintain_duplicates", project=project, rows=list(chunk))
+    if plan.dissolved:
+        await store.run("maintain_dissolve", project=project, ids=sorted(set(plan.dissolved)))
+    patterns = _pattern_rows(plan, memories, vectors)
+    for chunk in _chunks(patterns, 500):
+        await store.run("maintain_patterns", project=project, rows=list(chunk))
+    for chunk in _chunks(sorted(plan.patterns), 500):
+        await store.run("maintain_pattern_stats", project=project, ids=list(chunk))
+    for chunk in _chunks(dirty, 10_000):
+        await store.run("maintain_mark", project=project, ids=list(chunk))
+
+
+async def _refresh_shrunk(store: GraphStore, project: str, min_support: int) -> int:
+    """Patterns that lost members (forgotten episodes): statistics again, or dissolved."""
+    rows = await store.run("maintain_stored_patterns", project=project)
+    shrunk = [r["id"] for r in rows if r["shrunk"]]
+    if shrunk:
+        await store.run("maintain_pattern_stats", project=project, ids=shrunk)
+        small = await store.run("maintain_small_patterns", project=project, min=min_support)
+        await store.run("maintain_dissolve", project=project, ids=[r["id"] for r in small])
+    return len(shrunk)
+
+
+async def consolidate(
+    store: GraphStore,
+    project: str,
+    settings: ConsolidationSettings | None = None,
+    *,
+    reconcile: Reconcile | None = None,
+) -> MaintainReport:
+    """Merge duplicates, group lessons into patterns and retire dead snippets in a project."""
+    settings = settings or ConsolidationSettings()
+    report = MaintainReport(project)
+    started = time.perf_counter()
+    pending = (await store.run("maintain_pending", project=project))[0]
+    if pending["dirty"]:
+        memories, vectors = await _read(store, project)
+        report.seconds["read"] = time.perf_counter() - started
+        report.episodes, report.dirty = len(memories), sum(m.dirty for m in memories)
+        step = time.perf_counter()
+        stored = await store.run("maintain_stored_patterns", project=project)
+        seeds = {r["id"]: r["seed"] for r in stored}
+        plan = plan_lessons(project, memories, vectors, seeds, settings)
+        report.seconds["plan"] = time.perf_counter() - step
+        step = time.perf_counter()
+        await _write(store, project, plan, memories, vectors)
+        report.seconds["write"] = time.perf_counter() - step
+        report.compared, report.duplicates = plan.compared, len(plan.duplicates)
+        report.patterns, report.dissolved = len(plan.patterns), len(set(plan.dissolved))
+        if reconcile is not None:
+            await reconcile(store, project, [m.id for m in memories if m.dirty])
+    if pending["shrunk"]:
+        report.patterns += await _refresh_shrunk(store, project, settings.min_support)
+    if settings.retire_snippets:
+        step = time.perf_counter()
+        revived = await store.run("maintain_revive_snippets", project=project)
+        retired = await store.run("maintain_retire_snippets", project=project)
+        report.revived, report.retired = revived[0]["revived"], retired[0]["retired"]
+        report.seconds["snippets"] = time.perf_counter() - step
+    report.seconds["total"] = time.perf_counter() - started
+    return report
