@@ -322,9 +322,9 @@ def plan_lessons(
     seed_of = {pid: memories[s].id for s, pid in seeds.items()}
     for pid in sorted(touched):
         indexes = members.get(pid, [])
-        group = sorted(memories[i].id for i in indexes)
+        names = sorted(memories[i].id for i in indexes)
         if support(memories, indexes) >= settings.min_support:
-            plan.patterns[pid], plan.seeds[pid] = group, seed_of[pid]
+            plan.patterns[pid], plan.seeds[pid] = names, seed_of[pid]
         elif pid in pattern_seeds:
             plan.dissolved.append(pid)  # fell below the support a pattern needs
     return plan
