@@ -20,6 +20,7 @@ from strawberry.asgi import GraphQL
 from metisgraph.api.auth import ANONYMOUS, Caller, TokenTable, parse_tokens
 from metisgraph.api.context import Context
 from metisgraph.api.exports_route import export_endpoint
+from metisgraph.api.maintain_service import maintain_periodically
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
@@ -195,6 +196,8 @@ def create_app(
                     await services.warm_up()
                 else:
                     tasks.start_soon(_warm_up_quietly, services)
+                if settings.maintain.every_s:
+                    tasks.start_soon(maintain_periodically, services, settings.maintain.every_s)
                 yield {"services": services}
                 tasks.cancel_scope.cancel()
         finally:

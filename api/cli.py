@@ -15,7 +15,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from metisgraph.api import cli_errors, cli_eval, cli_exports, cli_graph, cli_snippets
+from metisgraph.api import (
+    cli_errors,
+    cli_eval,
+    cli_exports,
+    cli_graph,
+    cli_maintain,
+    cli_snippets,
+)
 from metisgraph.api.services import open_services
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import IndexHealth, RepairFailed, repair_vector_index
@@ -42,6 +49,7 @@ cli_errors.app.command("list")(cli_graph.errors_command)
 app.command("analytics")(cli_graph.analytics_command)
 app.command("export")(cli_exports.export_command)
 app.command("import")(cli_exports.import_command)
+app.command()(cli_maintain.maintain)
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)

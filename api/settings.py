@@ -7,11 +7,11 @@ import ipaddress
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from metisgraph.graph import EmbeddedNeo4jSettings, Neo4jSettings
+from metisgraph.graph import ConsolidationSettings, EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.ingest import EmbeddingSettings
 from metisgraph.ingest.sandbox import SandboxSettings
 
-__all__ = ["ApiSettings", "Settings", "load_settings"]
+__all__ = ["ApiSettings", "MaintainSettings", "Settings", "load_settings"]
 
 
 class ApiSettings(BaseSettings):
@@ -51,6 +51,29 @@ class ApiSettings(BaseSettings):
             return False
 
 
+class MaintainSettings(BaseSettings):
+    """Consolidation (`metisgraph maintain`, and opt-in in `serve`). Why each default:
+    docs/consolidation.md."""
+
+    model_config = SettingsConfigDict(env_prefix="METISGRAPH_MAINTAIN_", extra="ignore")
+
+    every_s: float = Field(
+        default=0.0, ge=0.0, description="serve: maintain every project this often; 0 = never"
+    )
+    duplicate_similarity: float = Field(default=0.97, gt=0.0, le=1.0)
+    lesson_similarity: float = Field(default=0.85, gt=0.0, le=1.0)
+    min_support: int = Field(default=3, ge=2)
+    retire_snippets: bool = True
+
+    def consolidation(self) -> ConsolidationSettings:
+        return ConsolidationSettings(
+            duplicate_similarity=self.duplicate_similarity,
+            lesson_similarity=self.lesson_similarity,
+            min_support=self.min_support,
+            retire_snippets=self.retire_snippets,
+        )
+
+
 class Settings(BaseModel):
     """Everything the process is configured with."""
 
@@ -59,6 +82,7 @@ class Settings(BaseModel):
     embedded: EmbeddedNeo4jSettings
     embedding: EmbeddingSettings
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    maintain: MaintainSettings = Field(default_factory=MaintainSettings)
 
 
 def load_settings() -> Settings:
@@ -69,4 +93,5 @@ def load_settings() -> Settings:
         embedded=EmbeddedNeo4jSettings(_env_file=".env"),  # type: ignore[call-arg]
         embedding=EmbeddingSettings(_env_file=".env"),  # type: ignore[call-arg]
         sandbox=SandboxSettings(_env_file=".env"),  # type: ignore[call-arg]
+        maintain=MaintainSettings(_env_file=".env"),  # type: ignore[call-arg]
     )

@@ -81,7 +81,8 @@ DETACH DELETE p
 UNWIND $rows AS row
 MERGE (p:Pattern {project: $project, id: row.id})
 ON CREATE SET p.created_at = datetime()
-SET p.seed = row.seed, p.embedding = row.embedding, p.updated_at = datetime()
+SET p.seed = row.seed, p.embedding = row.embedding, p.updated_at = datetime(),
+    p.active_at = datetime()
 WITH p, row
 OPTIONAL MATCH (p)-[old:SUMMARIZES]->(gone:Episode)
 WHERE NOT gone.id IN row.members
@@ -183,6 +184,9 @@ RETURN count(s) AS revived
 
 // name: maintain_small_patterns
 // mode: read
-MATCH (p:Pattern {project: $project})
-WHERE p.support < $min
+// Patterns left with less support than a pattern needs (or no member at all).
+UNWIND $ids AS id
+MATCH (p:Pattern {project: $project, id: id})
+WHERE coalesce(p.support, 0) < $min OR NOT EXISTS { (p)-[:SUMMARIZES]->() }
+   OR NOT EXISTS { MATCH (s:Episode {project: $project, id: p.seed}) }
 RETURN p.id AS id

@@ -11,6 +11,7 @@ from metisgraph.graph.consolidate import (
     Reconcile,
     consolidate,
     projects_to_maintain,
+    refresh_patterns,
 )
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
@@ -139,6 +140,7 @@ __all__ = [
     "project_scope",
     "projects_to_maintain",
     "recall",
+    "refresh_patterns",
     "record_failure",
     "record_outcome",
     "record_pass",

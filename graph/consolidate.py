@@ -20,7 +20,13 @@ from metisgraph.graph.lessons import ConsolidationSettings, LessonPlan, Memory, 
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.vectors import Vector
 
-__all__ = ["MaintainReport", "Reconcile", "consolidate", "projects_to_maintain"]
+__all__ = [
+    "MaintainReport",
+    "Reconcile",
+    "consolidate",
+    "projects_to_maintain",
+    "refresh_patterns",
+]
 
 _PAGE = 5000
 _WRITE_ROWS = 2000
@@ -129,15 +135,21 @@ async def _write(
         await store.run("maintain_mark", project=project, ids=list(chunk))
 
 
-async def _refresh_shrunk(store: GraphStore, project: str, min_support: int) -> int:
-    """Patterns that lost members (forgotten episodes): statistics again, or dissolved."""
-    rows = await store.run("maintain_stored_patterns", project=project)
-    shrunk = [r["id"] for r in rows if r["shrunk"]]
-    if shrunk:
-        await store.run("maintain_pattern_stats", project=project, ids=shrunk)
-        small = await store.run("maintain_small_patterns", project=project, min=min_support)
-        await store.run("maintain_dissolve", project=project, ids=[r["id"] for r in small])
-    return len(shrunk)
+async def refresh_patterns(
+    store: GraphStore, project: str, ids: list[str], min_support: int | None = None
+) -> int:
+    """Patterns whose members changed (an episode forgotten): their statistics read again;
+    one left below ``min_support`` (default: the settings') is dissolved. Returns how many
+    were dissolved."""
+    if not ids:
+        return 0
+    least = ConsolidationSettings().min_support if min_support is None else min_support
+    await store.run("maintain_pattern_stats", project=project, ids=ids)
+    small = await store.run("maintain_small_patterns", project=project, ids=ids, min=least)
+    gone = [r["id"] for r in small]
+    if gone:
+        await store.run("maintain_dissolve", project=project, ids=gone)
+    return len(gone)
 
 
 async def consolidate(
@@ -169,7 +181,10 @@ async def consolidate(
         if reconcile is not None:
             await reconcile(store, project, [m.id for m in memories if m.dirty])
     if pending["shrunk"]:
-        report.patterns += await _refresh_shrunk(store, project, settings.min_support)
+        stored = await store.run("maintain_stored_patterns", project=project)
+        shrunk = [r["id"] for r in stored if r["shrunk"]]
+        report.dissolved += await refresh_patterns(store, project, shrunk, settings.min_support)
+        report.patterns += len(shrunk)
     if settings.retire_snippets:
         step = time.perf_counter()
         revived = await store.run("maintain_revive_snippets", project=project)
