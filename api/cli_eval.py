@@ -155,11 +155,27 @@ def retrieval(
         Path | None,
         typer.Option(help="Write each query's ranked ids here, one JSON line per query."),
     ] = None,
+    maintain: Annotated[
+        bool,
+        typer.Option(help="Run maintain (METISGRAPH_MAINTAIN_* settings) after the ingest."),
+    ] = False,
+    patterns: Annotated[
+        bool, typer.Option(help="Ask for patterns too (memoryTypes EPISODE and PATTERN).")
+    ] = False,
 ) -> None:
-    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped."""
+    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped.
+
+    A returned pattern counts its members, an episode its merged duplicates, in rank order
+    (R@k still reads k corpus ids).
+    """
     import asyncio
 
-    from metisgraph.api.eval.retrieval import RetrievalSetError, check_set, evaluate_retrieval
+    from metisgraph.api.eval.retrieval import (
+        AskOptions,
+        RetrievalSetError,
+        check_set,
+        evaluate_retrieval,
+    )
     from metisgraph.api.services import open_services
 
     try:  # a bad query file is reported before anything is started or ingested
@@ -170,8 +186,14 @@ def retrieval(
 
     async def run() -> dict[str, object]:
         async with open_services() as services:
+            types = ("episode", "pattern") if patterns else ("episode",)
             report = await evaluate_retrieval(
-                services, directory, preset=preset, keep=keep, namespace=namespace
+                services,
+                directory,
+                keep=keep,
+                namespace=namespace,
+                maintain=services.settings.maintain.consolidation() if maintain else None,
+                options=AskOptions(k=10, preset=preset, memory_types=types),
             )
             if rankings is not None:
                 _write_rankings(rankings, report.rankings)

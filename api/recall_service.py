@@ -57,11 +57,25 @@ async def recall_for(services: Services, question: Question) -> dict[str, Any]:
             "errors": hit.errors,
             "snippets": _plain(hit.snippets),
             "flagged": hit.flagged,
+            "rank": hit.rank,
+            "duplicates": hit.duplicates,
         }
         for hit in outcome.hits
     ]
+    patterns = [
+        {
+            "pattern": _plain(p.pattern),
+            "score": p.score,
+            "rank": p.rank,
+            "members": p.members,
+            "above": p.best_member,
+            "recommends": _plain(p.snippet),
+        }
+        for p in outcome.patterns
+    ]
     return {
         "hits": hits,
+        "patterns": patterns,
         "conflicts": [vars(c) for c in outcome.conflicts],
         "abstained": outcome.abstained,
         "reason": outcome.reason,

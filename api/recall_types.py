@@ -7,6 +7,7 @@ recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallR
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated, Any, cast
 
 import strawberry
@@ -21,8 +22,9 @@ from metisgraph.api.common_types import (
 from metisgraph.api.context import Info
 from metisgraph.api.recall_service import answer
 from metisgraph.api.snippet_types import Compatibility, Snippet, snippet_view
+from metisgraph.graph import DEFAULT_MEMORY_TYPES, Hit, RecallFilters, RecallOutcome
 from metisgraph.graph import Conflict as FoundConflict
-from metisgraph.graph import Hit, RecallFilters, RecallOutcome
+from metisgraph.graph import PatternHit as FoundPattern
 from metisgraph.ingest.question import Question
 
 __all__ = ["RecallContext", "RecallFilter", "RecallQuery", "RecallResult"]
@@ -39,6 +41,12 @@ class RecallContext:
     )
 
 
+@strawberry.enum(description="Kinds of memory recall returns")
+class MemoryType(Enum):
+    EPISODE = "episode"
+    PATTERN = "pattern"
+
+
 @strawberry.input(description="Which memories may come back.")
 class RecallFilter:
     outcome: list[str] | None = strawberry.field(
@@ -50,7 +58,14 @@ class RecallFilter:
     since: datetime | None = None
     until: datetime | None = None
     min_confidence: float | None = None
-    kinds: list[str] | None = None
+    kinds: list[str] | None = strawberry.field(
+        default=None, description="The episode's kind (bug_report, dialogue_turn, …)"
+    )
+    memory_types: list[MemoryType] | None = strawberry.field(
+        default=None,
+        description="EPISODE and/or PATTERN (default EPISODE): patterns are lessons maintain "
+        "consolidated from several tasks",
+    )
 
 
 @strawberry.type(description="A task an episode belongs to, and how it ended.")
@@ -89,6 +104,9 @@ class Episode:
     successes: int | None
     failures: int | None
     created_at: datetime | None
+    duplicate_of: str | None = strawberry.field(
+        default=None, description="The canonical episode this one was merged into (maintain)"
+    )
 
 
 @strawberry.type(description="A neighbouring step of the same task.")
@@ -159,6 +177,52 @@ class RecallHit:
     previous: StepRef | None
     next: StepRef | None
     flagged: list[str] = strawberry.field(description="e.g. 'pending review'")
+    rank: int = strawberry.field(
+        default=0, description="Place among everything returned, patterns included (1 = first)"
+    )
+    duplicates: list[str] = strawberry.field(
+        default_factory=list, description="Episodes merged into this one as duplicates"
+    )
+
+
+@strawberry.type(description="The snippet a pattern recommends: the best its members used.")
+class RecommendedSnippet:
+    id: str
+    name: str | None
+    language: str | None
+    kind: str | None
+    template: str | None
+    success_rate: float | None
+    risk: str | None
+    members: int | None = strawberry.field(description="Members of the pattern that used it")
+
+
+@strawberry.type(description="A lesson consolidated from several tasks (maintain), no LLM.")
+class Pattern:
+    id: str
+    project: str
+    title: str | None
+    summary: str = strawberry.field(description="Extractive: the seed's words, then the stats")
+    support: int = strawberry.field(description="Independent sources: distinct tasks")
+    episodes: int = strawberry.field(description="Member episodes")
+    success_rate: float | None
+    outcome: str | None
+    kind: str | None
+    environments: list[str]
+    tools: list[str]
+    error_keys: list[str]
+
+
+@strawberry.type(description="A pattern among recall's results, ranked just above its best member.")
+class PatternHit:
+    pattern: Pattern
+    score: float
+    rank: int = strawberry.field(description="Place among everything returned (1 = first)")
+    members: list[str] = strawberry.field(
+        description="Member episode ids, the best-ranked member first, then closest to the question"
+    )
+    above: str = strawberry.field(description="The member hit it ranks above")
+    recommends: RecommendedSnippet | None
 
 
 @strawberry.type(description="Two returned memories that disagree, side by side.")
@@ -184,6 +248,9 @@ class RecallResult:
     timings: JSON
     warnings: list[RecallWarning] = strawberry.field(
         description="Channels that failed and were dropped; the hits come from the others"
+    )
+    patterns: list[PatternHit] = strawberry.field(
+        default_factory=list, description="Lessons beside the hits (filter.memoryTypes)"
     )
 
 
@@ -216,6 +283,44 @@ def _episode(row: dict[str, Any]) -> Episode:
         successes=row.get("successes"),
         failures=row.get("failures"),
         created_at=_native(row.get("created_at")),
+        duplicate_of=row.get("duplicate_of"),
+    )
+
+
+def _pattern_hit(hit: FoundPattern) -> PatternHit:
+    p = hit.pattern
+    snippet = hit.snippet
+    return PatternHit(
+        pattern=Pattern(
+            id=p["id"],
+            project=p["project"],
+            title=p.get("title"),
+            summary=p.get("summary") or "",
+            support=int(p.get("support") or 0),
+            episodes=int(p.get("episodes") or 0),
+            success_rate=p.get("success_rate"),
+            outcome=p.get("outcome"),
+            kind=p.get("kind"),
+            environments=list(p.get("environments") or []),
+            tools=list(p.get("tools") or []),
+            error_keys=list(p.get("error_keys") or []),
+        ),
+        score=hit.score,
+        rank=hit.rank,
+        members=hit.members,
+        above=hit.best_member,
+        recommends=None
+        if snippet is None
+        else RecommendedSnippet(
+            id=snippet["id"],
+            name=snippet.get("name"),
+            language=snippet.get("language"),
+            kind=snippet.get("kind"),
+            template=snippet.get("template"),
+            success_rate=snippet.get("success_rate"),
+            risk=snippet.get("risk"),
+            members=snippet.get("members"),
+        ),
     )
 
 
@@ -295,6 +400,8 @@ def _hit(hit: Hit) -> RecallHit:
         previous=_step(hit.previous),
         next=_step(hit.next),
         flagged=hit.flagged,
+        rank=hit.rank,
+        duplicates=hit.duplicates,
     )
 
 
@@ -318,6 +425,9 @@ def _filters(given: RecallFilter | None) -> RecallFilters:
         until=given.until,
         min_confidence=given.min_confidence,
         kinds=tuple(given.kinds) if given.kinds else None,
+        memory_types=tuple(t.value for t in given.memory_types)
+        if given.memory_types
+        else DEFAULT_MEMORY_TYPES,
     )
 
 
@@ -354,6 +464,7 @@ def _result(outcome: RecallOutcome) -> RecallResult:
         reason=outcome.reason,
         timings=cast(JSON, outcome.timings),
         warnings=[RecallWarning(channel=w.channel, reason=w.reason) for w in outcome.warnings],
+        patterns=[_pattern_hit(p) for p in outcome.patterns],
     )
 
 

@@ -343,12 +343,83 @@ CALL (e) {
   OPTIONAL MATCH (e)-[:TAGGED]->(g:Tag {project: e.project})
   RETURN collect(g.name) AS tag_names
 }
+CALL (e) {
+  OPTIONAL MATCH (d:Episode {project: e.project})-[:DUPLICATE_OF]->(e)
+  WITH d ORDER BY d.id
+  RETURN collect(d.id) AS duplicates
+}
 RETURN key.project AS project, key.id AS id,
        e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
           .action_command, .observation, .error_text, .outcome, .tags, .source, .confidence,
           .review_status, .created_at, .uses, .successes, .failures, .resolution,
-          .resolved_by, .embedding} AS episode,
+          .resolved_by, .embedding, .duplicate_of, duplicates: duplicates} AS episode,
        CASE WHEN t IS NULL THEN null ELSE
          t {.id, .goal, .status, .outcome, .started_at, .ended_at,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
        errors, environment, previous, next, contradicts
+
+// name: channel_patterns
+// mode: read
+// Episodes through the patterns that summarize them: patterns close to the question (their
+// centroid, filtered in-index by project), each member scored with its pattern's cosine.
+// Consolidated evidence: a lesson seen in several tasks lifts each of its episodes.
+CALL () {
+  MATCH (p:Pattern)
+    SEARCH p IN (
+      VECTOR INDEX pattern_embedding
+      FOR $patterns_vector
+      WHERE p.project IN $projects
+      LIMIT $patterns_limit
+    ) SCORE AS score
+  WITH p, 2 * score - 1 AS similarity
+  WHERE p.support >= $patterns_min_support
+  MATCH (p)-[:SUMMARIZES]->(e:Episode)
+  WHERE e.project = p.project AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, max(similarity) AS score
+  ORDER BY score DESC
+  LIMIT $patterns_limit
+}
+RETURN 'patterns' AS channel, collect([project, id, score]) AS found
+
+// name: channel_patterns_overfetch
+// mode: read
+// channel_patterns for servers without filters inside the vector index.
+CALL () {
+  CALL db.index.vector.queryNodes('pattern_embedding', $patterns_fetch, $patterns_vector) YIELD node AS p, score
+  WITH p, 2 * score - 1 AS similarity
+  WHERE p.project IN $projects AND p.support >= $patterns_min_support
+  MATCH (p)-[:SUMMARIZES]->(e:Episode)
+  WHERE e.project = p.project AND e.recallable = true {{filters}}
+  RETURN e.project AS project, e.id AS id, max(similarity) AS score
+  ORDER BY score DESC
+  LIMIT $patterns_limit
+}
+RETURN 'patterns' AS channel, collect([project, id, score]) AS found
+
+// name: recall_patterns
+// mode: read
+// The well-supported patterns that summarize some of recall's hits, with what recall shows
+// of each: statistics, environments, the snippet it recommends, and its recallable members
+// closest to the question first.
+UNWIND $keys AS key
+MATCH (p:Pattern {project: key.project})-[:SUMMARIZES]->(:Episode {project: key.project, id: key.id})
+WHERE p.support >= $min_support
+WITH DISTINCT p
+CALL (p) {
+  MATCH (p)-[:SUMMARIZES]->(e:Episode {project: p.project})
+  WHERE e.recallable = true
+  WITH e ORDER BY vector.similarity.cosine(e.embedding, $vector) DESC, e.id
+  RETURN collect(e.id)[..$members] AS members
+}
+CALL (p) {
+  OPTIONAL MATCH (p)-[r:RECOMMENDS]->(s:Snippet {project: p.project})
+  WHERE s.recallable = true
+  RETURN CASE WHEN s IS NULL THEN null ELSE
+    s {.id, .name, .language, .kind, .template, .success_rate, .risk, members: r.members} END
+    AS snippet
+}
+RETURN p.project AS project, p.id AS id,
+       p {.id, .project, .title, .summary, .support, .episodes, .successes, .failures,
+          .success_rate, .outcome, .kind, .environments, .tools, .error_keys, .seed,
+          .confidence} AS pattern,
+       members, snippet

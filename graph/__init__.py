@@ -41,9 +41,11 @@ from metisgraph.graph.migrations import (
     ordered,
     schema_version,
 )
-from metisgraph.graph.recall import Hit, RecallOutcome, recall
+from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
 from metisgraph.graph.recall_request import (
     ALL_OUTCOMES,
+    DEFAULT_MEMORY_TYPES,
+    MEMORY_TYPES,
     RECALLABLE_REVIEW,
     EnvironmentQuery,
     QuestionVectors,
@@ -81,9 +83,11 @@ from metisgraph.graph.writes import (
 __all__ = [
     "ALL_OUTCOMES",
     "COUNTERS",
+    "DEFAULT_MEMORY_TYPES",
     "GRAPH_MIGRATIONS",
     "KINDS",
     "MAX_FAMILY_MEMBERS",
+    "MEMORY_TYPES",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "Conflict",
@@ -106,6 +110,7 @@ __all__ = [
     "MigrationReport",
     "Neo4jSettings",
     "NodeRef",
+    "PatternHit",
     "QuestionVectors",
     "RecallFilters",
     "RecallOutcome",
@@ -140,10 +145,10 @@ __all__ = [
     "project_scope",
     "projects_to_maintain",
     "recall",
-    "refresh_patterns",
     "record_failure",
     "record_outcome",
     "record_pass",
+    "refresh_patterns",
     "repair_vector_index",
     "schema_version",
     "search_snippets",

@@ -146,13 +146,23 @@ def _graph_channels(req: RecallRequest, limit: int) -> Plan:
     return plan
 
 
+def _pattern_channel(
+    req: RecallRequest, vector: list[float], limit: int, in_index: bool
+) -> ChannelQuery:
+    q = _vector_query("patterns", vector, limit, in_index)
+    return replace(q, params=q.params | {"min_support": req.settings.pattern_min_support})
+
+
 def _dense_plan(req: RecallRequest, vectors: QuestionVectors, limit: int, in_index: bool) -> Plan:
-    """The channels that need the question's vectors: the vector indexes and the errors."""
+    """The channels that need the question's vectors: the vector indexes, the errors and the
+    patterns (when the caller wants patterns)."""
     by_channel = {"vector": vectors.text, "title": vectors.title or vectors.text}
     by_channel["context"] = vectors.text
     plan = {c: _vector_query(c, v, limit, in_index) for c, v in by_channel.items()}
     if req.error_keys or vectors.error:
         plan["errors"] = _error_channel(req, vectors, limit, in_index)
+    if req.filters.wants("pattern"):
+        plan["patterns"] = _pattern_channel(req, vectors.text, limit, in_index)
     return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
 
 

@@ -22,13 +22,19 @@ from metisgraph.graph.channels import (
 )
 from metisgraph.graph.conflicts import Conflict, find_conflicts
 from metisgraph.graph.fusion import Fused, fuse
+from metisgraph.graph.recall_patterns import (
+    PatternHit,
+    fold_duplicates,
+    pattern_rows,
+    patterns_for,
+)
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import trust_adjustment, trust_factors
 
-__all__ = ["Hit", "RecallOutcome", "recall"]
+__all__ = ["Hit", "PatternHit", "RecallOutcome", "recall"]
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
@@ -53,6 +59,8 @@ class Hit:
     flagged: list[str] = field(default_factory=list)
     snippets: list[dict[str, Any]] = field(default_factory=list)  # + compatible, reasons
     dropped: list[str] = field(default_factory=list)  # channels that could not be asked
+    duplicates: list[str] = field(default_factory=list)  # merged into this one (maintain)
+    rank: int = 0  # its place among everything returned, patterns included (1 = first)
 
 
 @dataclass
@@ -64,6 +72,7 @@ class RecallOutcome:
     timings: dict[str, float]
     candidates: int
     warnings: list[ChannelFailure] = field(default_factory=list)  # channels dropped, and why
+    patterns: list[PatternHit] = field(default_factory=list)  # lessons beside the hits
 
 
 def _native(value: Any) -> Any:
@@ -100,6 +109,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         previous=row.get("previous"),
         next=row.get("next"),
         flagged=flagged,
+        duplicates=list(episode.pop("duplicates", None) or []),
     )
 
 
@@ -124,9 +134,10 @@ async def _channels(
     vectors: QuestionVectors | Awaitable[QuestionVectors],
     in_index: bool,
     timings: dict[str, float],
-) -> ChannelAnswers:
-    """Every channel's candidates. The channels that need no vector are asked at once, while
-    the vectors are computed: the model keeps one core, the server answers on the other."""
+) -> tuple[ChannelAnswers, QuestionVectors]:
+    """Every channel's candidates, and the question's vectors. The channels that need no
+    vector are asked at once, while the vectors are computed: the model keeps one core, the
+    server answers on the other."""
     lexical = asyncio.ensure_future(lexical_channels(store, req))
     try:
         waited = time.perf_counter()
@@ -139,7 +150,7 @@ async def _channels(
     started = time.perf_counter()
     answers = await gather_channels(store, req, found, in_index=in_index, lexical=lexical)
     timings["channels_ms"] = (time.perf_counter() - started) * 1000
-    return answers
+    return answers, found
 
 
 def _judged(snippets: list[dict[str, Any]], judge: SnippetJudge | None) -> list[dict[str, Any]]:
@@ -154,12 +165,19 @@ def _judged(snippets: list[dict[str, Any]], judge: SnippetJudge | None) -> list[
 
 
 async def _expand(
-    store: GraphStore, req: RecallRequest, shortlist: list[Fused], answers: ChannelAnswers
-) -> list[Hit]:
-    """The shortlisted candidates as hits, with what recall shows of each, best first."""
+    store: GraphStore,
+    req: RecallRequest,
+    shortlist: list[Fused],
+    answers: ChannelAnswers,
+    vector: list[float],
+) -> tuple[list[Hit], list[PatternHit]]:
+    """The shortlisted candidates as hits, with what recall shows of each, best first (a
+    merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
-    rows, snippets = await asyncio.gather(
-        store.run("recall_expand", keys=keys), snippets_for_episodes(store, keys)
+    rows, snippets, patterns = await asyncio.gather(
+        store.run("recall_expand", keys=keys),
+        snippets_for_episodes(store, keys),
+        pattern_rows(store, req, keys, vector),
     )
     by_key = {(r["project"], r["id"]): r for r in rows}
     now = datetime.now(UTC)
@@ -169,10 +187,25 @@ async def _expand(
         hit.snippets = snippets.get((hit.episode["project"], hit.episode["id"]), [])
         hit.dropped = dropped
     hits.sort(key=lambda h: -h.score)
-    hits = hits[: req.k]
-    for hit in hits:
+    hits = fold_duplicates(hits)
+    return hits, patterns_for(patterns, hits)
+
+
+def _ranked(
+    hits: list[Hit], patterns: list[PatternHit], req: RecallRequest
+) -> tuple[list[Hit], list[PatternHit]]:
+    """Episodes and patterns the caller wants, best first, k in all, each with its rank."""
+    memories: list[Hit | PatternHit] = [*patterns]
+    if req.filters.wants("episode"):
+        memories.extend(hits)
+    memories.sort(key=lambda m: -m.score)
+    kept = memories[: req.k]
+    for rank, memory in enumerate(kept, start=1):
+        memory.rank = rank
+    chosen = [m for m in kept if isinstance(m, Hit)]
+    for hit in chosen:
         hit.snippets = _judged(hit.snippets, req.judge)
-    return hits
+    return chosen, [m for m in kept if isinstance(m, PatternHit)]
 
 
 async def recall(
@@ -189,7 +222,7 @@ async def recall(
     vector indexes (else they are over-fetched).
     """
     timings: dict[str, float] = {}
-    answers = await _channels(store, req, vectors, in_index, timings)
+    answers, found = await _channels(store, req, vectors, in_index, timings)
     started = time.perf_counter()
     fused = fuse(answers.candidates, req.settings)
     fused = [
@@ -198,9 +231,14 @@ async def recall(
         if any(n in f.scores for n in (*DENSE_CHANNELS, *_STRONG_GRAPH)) or len(f.scores) > 1
     ]
     expanded = time.perf_counter()
-    hits = await _expand(store, req, fused[: req.k * _EXPAND_EXTRA], answers)
+    shortlist, patterns = await _expand(
+        store, req, fused[: req.k * _EXPAND_EXTRA], answers, found.text
+    )
+    hits, patterns = _ranked(shortlist, patterns, req)
     timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
-    reason = _abstain(hits, req)
+    reason = _abstain(shortlist, req)
+    if reason is None and not hits and not patterns:
+        reason = "no memory of the kinds asked for matches the question"
     conflicts: list[Conflict] = []
     if reason is None:
         for hit in hits:
@@ -216,4 +254,5 @@ async def recall(
         timings=timings,
         candidates=len(fused),
         warnings=answers.failures,
+        patterns=[] if reason else patterns,
     )

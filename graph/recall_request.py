@@ -15,6 +15,8 @@ from metisgraph.graph.recall_settings import RecallSettings
 
 __all__ = [
     "ALL_OUTCOMES",
+    "DEFAULT_MEMORY_TYPES",
+    "MEMORY_TYPES",
     "RECALLABLE_REVIEW",
     "EnvironmentQuery",
     "Judgement",
@@ -25,6 +27,10 @@ __all__ = [
 ]
 
 ALL_OUTCOMES = ("success", "failure", "partial", "unknown")
+MEMORY_TYPES = ("episode", "pattern")
+# Patterns come back when asked for: with them on by default, R@5 on trace2fix-defects4j
+# fell from 0.900 to 0.871 (a pattern's members crowd out other hits; docs/consolidation.md).
+DEFAULT_MEMORY_TYPES = ("episode",)
 # Rejected memory is not among them: it never comes back (every channel asks for
 # `recallable` episodes, and a rejection makes an episode or a snippet unrecallable).
 RECALLABLE_REVIEW = ("unreviewed", "pending", "approved")
@@ -40,6 +46,12 @@ class RecallFilters:
     until: datetime | None = None
     min_confidence: float | None = None
     kinds: tuple[str, ...] | None = None
+    # Which kinds of memory come back (episodes, patterns); not a Cypher filter: patterns
+    # off means no pattern channel and no pattern in the result.
+    memory_types: tuple[str, ...] = DEFAULT_MEMORY_TYPES
+
+    def wants(self, memory_type: str) -> bool:
+        return memory_type in self.memory_types
 
     def narrowing(self) -> dict[str, Any]:
         """The filters that narrow anything, by the name of their piece in recall.cypher

@@ -12,7 +12,7 @@ from typing import Literal
 __all__ = ["PRESETS", "ChannelWeights", "RecallSettings", "TrustSettings", "preset"]
 
 DENSE_CHANNELS = ("vector", "title", "context", "fulltext", "context_text")
-GRAPH_CHANNELS = ("errors", "symbols", "tags", "tools", "environment")
+GRAPH_CHANNELS = ("errors", "symbols", "tags", "tools", "environment", "patterns")
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class ChannelWeights:
     tags: float = 0.3  # tags asked for, or named in the question
     tools: float = 0.3  # tools asked for
     environment: float = 0.2  # the caller's OS, runtime, package versions
+    patterns: float = 0.5  # members of patterns close to the question (docs/consolidation.md)
 
     def of(self, channel: str) -> float:
         return float(getattr(self, channel))
@@ -65,6 +66,10 @@ class RecallSettings:
     error_similarity: float = 0.8  # cosine: an error template this close is the same error
     abstain_below: float = 0.2  # best cosine under this, and no error/code match: abstain
     conflict_similarity: float = 0.75  # situations this close with opposite outcomes conflict
+    # A pattern is returned, and ranks just above its best member, only with this many
+    # independent sources (distinct tasks): a lesson seen once or twice is an anecdote.
+    pattern_min_support: int = 3
+    pattern_members: int = 20  # members shown per pattern, closest to the question first
 
 
 PRESETS: dict[str, RecallSettings] = {

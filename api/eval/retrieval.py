@@ -5,6 +5,11 @@ query goes through the same recall code as the API (``recall_service.answer``), 
 query's own record excluded. Nothing here knows which set it reads. A question that fails
 is reported and scored as a miss, and the run goes on; every project the corpus wrote is
 removed afterwards.
+
+A returned memory that holds others counts them (``ranked_ids``): an episode stands for
+itself and the duplicates merged into it, a pattern for its members. The ranked list is
+those ids in rank order, each once, so R@k always reads k corpus ids: figures with patterns
+and merging on stay comparable with figures without.
 """
 
 from __future__ import annotations
@@ -21,10 +26,25 @@ from typing import Any
 
 from metisgraph.api.recall_service import answer
 from metisgraph.api.services import Services
+from metisgraph.graph import (
+    DEFAULT_MEMORY_TYPES,
+    ConsolidationSettings,
+    RecallFilters,
+    RecallOutcome,
+    RecallSettings,
+    consolidate,
+)
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
 from metisgraph.ingest.question import Question
 
-__all__ = ["EvalQuery", "RetrievalReport", "evaluate_retrieval", "load_queries", "metrics"]
+__all__ = [
+    "EvalQuery",
+    "RetrievalReport",
+    "evaluate_retrieval",
+    "load_queries",
+    "metrics",
+    "ranked_ids",
+]
 
 CUTOFFS = (1, 5, 10)
 
@@ -54,9 +74,13 @@ class RetrievalReport:
     abstained: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)  # {id, error}: scored as misses
     rankings: dict[str, list[str]] = field(default_factory=dict)  # query id -> ranked ids
+    patterns_top5: int = 0  # questions with a pattern among the first five memories
+    maintain: list[dict[str, Any]] = field(default_factory=list)  # maintain's reports
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "patterns_top5": self.patterns_top5,
+            "maintain": self.maintain,
             "n": self.n,
             "failed": len(self.failures),
             "failures": self.failures,
@@ -162,6 +186,17 @@ def _renamed(
             yield item
 
 
+def ranked_ids(outcome: RecallOutcome) -> list[str]:
+    """The corpus ids a result holds, in rank order, each once: an episode with its merged
+    duplicates, a pattern with its members (the best-ranked member first)."""
+    memories: list[tuple[int, list[str]]] = [
+        (h.rank, [h.episode["id"], *h.duplicates]) for h in outcome.hits
+    ]
+    memories += [(p.rank, p.members) for p in outcome.patterns]
+    ordered = [i for _, ids in sorted(memories, key=lambda m: m[0]) for i in ids]
+    return list(dict.fromkeys(ordered))
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -178,6 +213,7 @@ class _Tally:
     abstained: int = 0
     failures: list[dict[str, str]] = field(default_factory=list)
     rankings: dict[str, list[str]] = field(default_factory=dict)
+    patterns_top5: int = 0
 
     def add(self, q: EvalQuery, ranked: list[str], ms: float, abstained: bool) -> None:
         for name, value in metrics(ranked, q.relevant).items():
@@ -203,8 +239,18 @@ def _set_files(directory: Path) -> tuple[Path, Path]:
     return corpus, queries
 
 
+@dataclass(frozen=True)
+class AskOptions:
+    """How the questions are asked: k, preset or explicit settings, memory types."""
+
+    k: int = 10
+    preset: str = "balanced"
+    settings: RecallSettings | None = None
+    memory_types: tuple[str, ...] = DEFAULT_MEMORY_TYPES
+
+
 async def _ask_all(
-    services: Services, queries: list[EvalQuery], namespace: str, k: int, preset: str
+    services: Services, queries: list[EvalQuery], namespace: str, options: AskOptions
 ) -> _Tally:
     tally = _Tally()
     for q in queries:
@@ -212,9 +258,11 @@ async def _ask_all(
             project=namespace + q.project,
             query=q.text or (q.error or "").strip().splitlines()[0],
             error=q.error,
-            k=k,
+            k=options.k,
             exclude=q.exclude,
-            preset=preset,
+            preset=options.preset,
+            settings=options.settings,
+            filters=RecallFilters(memory_types=options.memory_types),
         )
         started = time.perf_counter()
         try:
@@ -223,10 +271,17 @@ async def _ask_all(
             tally.failures.append({"id": q.id, "error": f"{type(exc).__name__}: {exc}"[:500]})
             tally.add(q, [], (time.perf_counter() - started) * 1000, False)
             continue
-        ranked = [h.episode["id"] for h in result.hits]
+        ranked = [i for i in ranked_ids(result) if i not in q.exclude]
         ms = (time.perf_counter() - started) * 1000
         tally.add(q, ranked, ms, result.abstained)
+        tally.patterns_top5 += any(p.rank <= 5 for p in result.patterns)
     return tally
+
+
+async def _maintained(
+    services: Services, projects: set[str], settings: ConsolidationSettings
+) -> list[dict[str, Any]]:
+    return [(await consolidate(services.store, p, settings)).as_dict() for p in sorted(projects)]
 
 
 async def evaluate_retrieval(
@@ -237,8 +292,12 @@ async def evaluate_retrieval(
     preset: str = "balanced",
     keep: bool = False,
     namespace: str | None = None,
+    maintain: ConsolidationSettings | None = None,
+    options: AskOptions | None = None,
 ) -> RetrievalReport:
-    """Ingest DIR/corpus.jsonl into a fresh namespace, ask DIR/queries.jsonl, measure."""
+    """Ingest DIR/corpus.jsonl into a fresh namespace (then ``maintain`` it when given), ask
+    DIR/queries.jsonl, measure."""
+    options = options or AskOptions(k=k, preset=preset)
     corpus, queries_file = _set_files(directory)
     queries = load_queries(queries_file)
     # A fixed namespace with keep=True lets a second run skip the embedding work: the
@@ -249,7 +308,8 @@ async def evaluate_retrieval(
         summary = await services.ingestor.ingest(
             _renamed(read_path(corpus, format="corpus"), namespace, created)
         )
-        tally = await _ask_all(services, queries, namespace, k, preset)
+        maintained = await _maintained(services, created, maintain) if maintain else []
+        tally = await _ask_all(services, queries, namespace, options)
     finally:
         if not keep:  # every project the corpus wrote, asked about or not
             for project in sorted(created):
@@ -268,4 +328,6 @@ async def evaluate_retrieval(
         abstained=tally.abstained,
         failures=tally.failures,
         rankings=tally.rankings,
+        patterns_top5=tally.patterns_top5,
+        maintain=maintained,
     )

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from metisgraph.graph import ALL_OUTCOMES, PRESETS, RECALLABLE_REVIEW, RecallFilters
+from metisgraph.graph import (
+    ALL_OUTCOMES,
+    PRESETS,
+    RECALLABLE_REVIEW,
+    RecallFilters,
+    RecallSettings,
+)
 from metisgraph.ingest.records import EnvironmentInput
 
 __all__ = ["MAX_K", "MAX_PROJECTS", "MAX_QUESTION_CHARS", "Question", "QuestionError", "check"]
@@ -35,6 +41,8 @@ class Question:
     filters: RecallFilters = field(default_factory=RecallFilters)
     preset: str = "balanced"
     exclude: frozenset[str] = frozenset()
+    # Settings that are no preset (an evaluation trying weights); they beat ``preset``.
+    settings: RecallSettings | None = None
 
     @property
     def all_projects(self) -> tuple[str, ...]:

@@ -84,7 +84,7 @@ def prepare_question(q: Question) -> PreparedQuestion:
         environment=_environment(q.environment),
         filters=q.filters,
         exclude=q.exclude,
-        settings=PRESETS[q.preset],
+        settings=q.settings or PRESETS[q.preset],
         lexical=without_library_frames(full),
         judge=_Judge(q.environment),
     )
