@@ -17,6 +17,7 @@ CALL () {
   UNION MATCH (n:Symbol {project: $project}) RETURN n
   UNION MATCH (n:Pattern {project: $project}) RETURN n
   UNION MATCH (n:File {project: $project}) RETURN n
+  UNION MATCH (n:Verdict {project: $project}) RETURN n
   UNION MATCH (n:Project {name: $project}) RETURN n
 }
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS

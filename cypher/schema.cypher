@@ -14,12 +14,15 @@ CREATE CONSTRAINT package_key IF NOT EXISTS FOR (k:Package) REQUIRE (k.project, 
 CREATE CONSTRAINT tag_key IF NOT EXISTS FOR (g:Tag) REQUIRE (g.project, g.name) IS UNIQUE;
 CREATE CONSTRAINT pattern_key IF NOT EXISTS FOR (p:Pattern) REQUIRE (p.project, p.id) IS UNIQUE;
 CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (s:Symbol) REQUIRE (s.project, s.name) IS UNIQUE;
+CREATE CONSTRAINT verdict_key IF NOT EXISTS FOR (v:Verdict) REQUIRE (v.project, v.id) IS UNIQUE;
 
 // Range indexes for the properties recall filters on.
 CREATE INDEX episode_outcome IF NOT EXISTS FOR (e:Episode) ON (e.project, e.outcome);
 CREATE INDEX episode_review IF NOT EXISTS FOR (e:Episode) ON (e.project, e.review_status);
 CREATE INDEX episode_created IF NOT EXISTS FOR (e:Episode) ON (e.project, e.created_at);
 CREATE INDEX episode_task IF NOT EXISTS FOR (e:Episode) ON (e.project, e.task_id);
+// Harness verdicts find the tasks of their run and instance.
+CREATE INDEX task_run IF NOT EXISTS FOR (t:Task) ON (t.project, t.run, t.instance);
 CREATE INDEX episode_tags IF NOT EXISTS FOR (e:Episode) ON (e.tags);
 CREATE INDEX snippet_language IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.language);
 CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);

@@ -27,6 +27,7 @@ __all__ = [
     "Source",
     "TaskRecord",
     "TaskStatus",
+    "VerdictRecord",
 ]
 
 SCHEMA_VERSION = "1"
@@ -140,6 +141,20 @@ class TaskRecord(_Record):
     ended_at: datetime | None = None
     tags: list[Tag] = Field(default_factory=list)
     agent: str | None = Field(default=None, description="Agent or person that worked the task")
+    run: str | None = Field(
+        default=None,
+        max_length=256,
+        description="The agent run (one evaluation batch) the task was worked in: harness "
+        "verdicts are matched to tasks by run and instance",
+    )
+    instance: str | None = Field(
+        default=None, max_length=256, description="The benchmark instance the task is"
+    )
+    claimed_outcome: Outcome | None = Field(
+        default=None,
+        description="What the agent itself claimed; a harness verdict, when one arrives, "
+        "sets `outcome` and this is kept beside it",
+    )
 
 
 class EpisodeRecord(_Record):
@@ -181,6 +196,21 @@ class EpisodeRecord(_Record):
         if not value.strip():
             raise ValueError("summary must not be blank")
         return value
+
+
+class VerdictRecord(_Record):
+    """An evaluation harness's verdict on one instance of one run (SWE-bench reports)."""
+
+    record_type: Literal["verdict"] = "verdict"
+    project: ProjectName
+    run: str = Field(min_length=1, max_length=256)
+    instance: str = Field(min_length=1, max_length=256)
+    resolved: bool
+    tests: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict,
+        description="Tests by group (FAIL_TO_PASS ...) and result (success, failure)",
+    )
+    harness: str | None = Field(default=None, max_length=64, description="The report's shape")
 
 
 class SnippetRecord(SnippetInput):

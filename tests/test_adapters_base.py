@@ -32,7 +32,9 @@ def test_public_names_are_what_the_package_claims() -> None:
     assert set(adapters.__all__) == expected
     for name in expected:
         assert getattr(adapters, name) is not None
-    assert adapters.FORMATS == ("native", "corpus", "swe-agent", "mini-swe-agent", "openhands")
+    assert adapters.FORMATS == (
+        "native", "corpus", "swe-agent", "mini-swe-agent", "openhands", "harness-report",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(

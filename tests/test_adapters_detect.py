@@ -98,8 +98,13 @@ def test_a_given_format_overrides_detection_for_a_file(fixtures_dir: Path) -> No
 def test_a_folder_of_mixed_files(fixtures_dir: Path) -> None:
     sources = list_sources(fixtures_dir)
     formats = {s.path.relative_to(fixtures_dir).as_posix(): s.format for s in sources}
-    assert formats["trajectories/mini-swe-agent/run/results/results_summary.json"] is None
-    assert formats["trajectories/mini-swe-agent/run/eval/acme__widgets-101.report.json"] is None
+    # Harness reports are verdicts on the run's instances (issue 10, item 7).
+    assert formats["trajectories/mini-swe-agent/run/results/results_summary.json"] == (
+        "harness-report"
+    )
+    assert formats["trajectories/mini-swe-agent/run/eval/acme__widgets-101.report.json"] == (
+        "harness-report"
+    )
     assert formats["trajectories/openhands/output.jsonl"] == "openhands"
     assert [s.path for s in sources] == sorted(s.path for s in sources)
     # Only the adapters' own fixture folders: other suites add fixtures of their own.

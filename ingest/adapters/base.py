@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord
+from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, VerdictRecord
 
 __all__ = [
     "FORMATS",
@@ -26,14 +26,15 @@ __all__ = [
     "validate_record",
 ]
 
-FORMATS = ("native", "corpus", "swe-agent", "mini-swe-agent", "openhands")
+FORMATS = ("native", "corpus", "swe-agent", "mini-swe-agent", "openhands", "harness-report")
 
-Record = TaskRecord | EpisodeRecord | SnippetRecord
+Record = TaskRecord | EpisodeRecord | SnippetRecord | VerdictRecord
 
 _MODELS: dict[str, type[BaseModel]] = {
     "task": TaskRecord,
     "episode": EpisodeRecord,
     "snippet": SnippetRecord,
+    "verdict": VerdictRecord,
 }
 
 
@@ -116,7 +117,7 @@ def refuse(ref: SourceRef, raw: object, field: str, message: str) -> Refused:
 def validate_record(
     raw: Mapping[str, Any], ref: SourceRef, defaults: Mapping[str, Any] | None = None
 ) -> Parsed | Refused:
-    """Validate one raw record (``record_type`` task/episode/snippet, default episode)."""
+    """Validate one raw record (``record_type`` task/episode/snippet/verdict, default episode)."""
     if not isinstance(raw, Mapping):
         return refuse(ref, raw, "", f"expected a JSON object, got {type(raw).__name__}")
     data = {**(defaults or {}), **raw}
@@ -130,7 +131,7 @@ def validate_record(
         record = model.model_validate(data)
     except ValidationError as exc:
         return Refused(ref, raw, tuple(_field_errors(exc)))
-    assert isinstance(record, TaskRecord | EpisodeRecord | SnippetRecord)
+    assert isinstance(record, TaskRecord | EpisodeRecord | SnippetRecord | VerdictRecord)
     return Parsed(record, ref)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from metisgraph.ingest.adapters.base import FORMATS, UnknownFormatError
+from metisgraph.ingest.adapters.harness import is_harness_report
 
 __all__ = ["detect_format", "guess_format"]
 
@@ -74,6 +75,8 @@ def _document_format(path: Path) -> str | None:
         str(trajectory_format or "").startswith("mini-swe-agent") or "info" in value
     ):
         return "mini-swe-agent"
+    if is_harness_report(value):
+        return "harness-report"
     return "native" if item_format(value) == "native" else None
 
 

@@ -12,9 +12,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from metisgraph.ingest.adapters.base import Parsed, Refused, SourceRef, validate_record
+from metisgraph.ingest.adapters.layout import run_name
 from metisgraph.ingest.adapters.text import OBSERVATION_LIMIT, cap, cap_head, first_line, tag
 from metisgraph.ingest.records import Outcome, SnippetKind, SnippetRelation, Source, TaskStatus
 
@@ -72,6 +74,13 @@ class Run:
     ended_at: datetime | None = None
     steps: list[Step | Refused] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+
+
+def claimed_outcome(run: Run) -> Outcome:
+    """What the agent itself claimed: a submission claims success; giving up, failure."""
+    if run.gave_up:
+        return Outcome.failure
+    return Outcome.success if run.submission and run.submission.strip() else Outcome.unknown
 
 
 def run_verdict(run: Run) -> tuple[TaskStatus, Outcome]:
@@ -155,6 +164,9 @@ def _task(
         "ended_at": _iso(run.ended_at),
         "tags": tags,
         "agent": run.agent,
+        "run": run_name(Path(run.ref.file)),
+        "instance": run.instance_id,
+        "claimed_outcome": claimed_outcome(run).value,
     }
 
 

@@ -16,6 +16,7 @@ from metisgraph.ingest.adapters.base import (
 )
 from metisgraph.ingest.adapters.corpus import read_corpus
 from metisgraph.ingest.adapters.detect import detect_format, guess_format
+from metisgraph.ingest.adapters.harness import read_harness_report
 from metisgraph.ingest.adapters.mini_swe_agent import read_mini_swe_agent
 from metisgraph.ingest.adapters.native import read_native
 from metisgraph.ingest.adapters.openhands import read_openhands
@@ -31,6 +32,7 @@ READERS: dict[str, Reader] = {
     "swe-agent": read_swe_agent,
     "mini-swe-agent": read_mini_swe_agent,
     "openhands": read_openhands,
+    "harness-report": read_harness_report,
 }
 
 

@@ -17,7 +17,7 @@ from metisgraph.ingest.prepare.episode import (
     prepare_episode,
     prepare_task,
 )
-from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord
+from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, VerdictRecord
 
 __all__ = ["Batch", "Done", "Item", "PrepareAhead", "Prepared", "batches", "prepare_batch"]
 
@@ -29,9 +29,10 @@ class Batch:
     tasks: list[TaskRecord] = field(default_factory=list)
     episodes: list[EpisodeRecord] = field(default_factory=list)
     snippets: list[SnippetRecord] = field(default_factory=list)
+    verdicts: list[VerdictRecord] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.tasks) + len(self.episodes) + len(self.snippets)
+        return len(self.tasks) + len(self.episodes) + len(self.snippets) + len(self.verdicts)
 
 
 def batches(
@@ -47,6 +48,8 @@ def batches(
             batch.tasks.append(record)
         elif isinstance(record, EpisodeRecord):
             batch.episodes.append(record)
+        elif isinstance(record, VerdictRecord):
+            batch.verdicts.append(record)
         else:
             batch.snippets.append(record)
         if len(batch) >= size:

@@ -30,6 +30,7 @@ from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_contex
 from metisgraph.ingest.pipeline.rows import error_row, group_rows
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
 from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
+from metisgraph.ingest.prepare.verdicts import run_key, verdict_row
 from metisgraph.ingest.records import SnippetRecord, TaskStatus
 from metisgraph.ingest.snippets.batch import (
     PreparedSnippet,
@@ -128,6 +129,7 @@ class Ingestor:
         # the query itself only acts on tasks whose status is resolved.
         resolved = {(t.project, t.id) for t in tasks if t.props["status"] == TaskStatus.resolved}
         resolved |= {(k["project"], k["id"]) for k in write.chained_tasks}
+        resolved |= await self._add_verdicts(write, done, summary)
         write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
         write.contexts = await self._contexts(write, changed)
         summary.tasks += len(tasks)
@@ -152,6 +154,29 @@ class Ingestor:
                 RecordResult("snippet", sid, status, errors)
                 for sid, status, errors in snippet_record_results(batch.snippets, snippets)
             )
+
+    async def _add_verdicts(
+        self, write: WriteBatch, done: Done, summary: IngestSummary
+    ) -> set[tuple[str, str]]:
+        """Harness verdicts and the tasks they judge, whichever came first: the verdicts are
+        written and applied to the tasks of their run and instance (those of this batch
+        too). Returns the judged tasks, whose resolution is memorized in the same write."""
+        rows = [verdict_row(v) for v in done.batch.verdicts]
+        keys = [{k: r[k] for k in ("project", "run", "instance")} for r in rows]
+        keys += [
+            run_key(t.project, t.props["run"], t.props["instance"])
+            for t in done.tasks
+            if t.props.get("run") and t.props.get("instance")
+        ]
+        if not keys:
+            return set()
+        if rows:
+            write.extra.append(("upsert_verdicts", {"rows": rows}))
+        write.extra.append(("apply_verdicts", {"keys": keys}))
+        summary.saw("verdicts", ((r["project"], r["id"]) for r in rows))
+        judged = await self.store.run("tasks_for_runs", keys=keys)
+        found = {(r["project"], r["id"]) for r in judged}
+        return found | {(t.project, t.id) for t in done.tasks if t.props.get("run")}
 
     async def _add_episodes(self, write: WriteBatch, episodes: list[PreparedEpisode]) -> None:
         if not episodes:

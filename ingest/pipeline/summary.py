@@ -37,6 +37,7 @@ class IngestSummary:
     environments: int = 0
     tools: int = 0
     snippets: int = 0
+    verdicts: int = 0  # harness verdicts read (run, instance)
     cut: int = 0  # episodes stored with a text cut to its head and tail
     refusals: list[Refused] = field(default_factory=list)
     results: list[RecordResult] = field(default_factory=list)
@@ -60,6 +61,7 @@ class IngestSummary:
             "environments",
             "tools",
             "snippets",
+            "verdicts",
             "cut",
         )
         return {k: getattr(self, k) for k in keys}

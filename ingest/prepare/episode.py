@@ -158,6 +158,9 @@ def prepare_task(record: TaskRecord) -> PreparedTask:
         "ended_at": _utc(record.ended_at),
         "tags": clean_tags(record.tags),
         "agent": _clean(record.agent, details),
+        "run": redact(record.run).text if record.run else None,
+        "instance": redact(record.instance).text if record.instance else None,
+        "claimed_outcome": record.claimed_outcome.value if record.claimed_outcome else None,
     }
     if cut:
         props["cut"] = json.dumps(cut)

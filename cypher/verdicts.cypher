@@ -1,0 +1,50 @@
+// Harness verdicts (SWE-bench reports): one node per run and instance, matched to the tasks
+// of that run and instance whichever arrives first. The verdict beats the agent's own
+// claim (kept as claimed_outcome). Values arrive only as parameters.
+
+// name: upsert_verdicts
+// mode: write
+// Several reports may judge one instance (a run's summary, the instance's own report): the
+// tests are kept from the one that lists them.
+CYPHER replan=skip
+UNWIND $rows AS row
+MERGE (v:Verdict {project: row.project, id: row.id})
+ON CREATE SET v.recorded_at = datetime(), v.harnesses = []
+SET v.run = row.run, v.instance = row.instance, v.resolved = row.resolved,
+    v.harnesses = v.harnesses + [h IN [row.harness] WHERE h IS NOT NULL AND NOT h IN v.harnesses],
+    v.tests_passed = CASE WHEN row.has_tests THEN row.passed ELSE coalesce(v.tests_passed, []) END,
+    v.tests_failed = CASE WHEN row.has_tests THEN row.failed ELSE coalesce(v.tests_failed, []) END
+
+// name: tasks_for_runs
+// mode: read
+// The tasks a set of (run, instance) keys names: their resolution is memorized after.
+UNWIND $keys AS key
+MATCH (t:Task {project: key.project, run: key.run, instance: key.instance})
+RETURN DISTINCT t.project AS project, t.id AS id
+
+// name: apply_verdicts
+// mode: write
+// Each task of a judged run and instance: JUDGED_BY its verdict, outcome and status from
+// it, and the run's submission (the patch and the episode that made it) with the same
+// outcome, so what the run produced carries the verdict. A changed episode is maintained
+// again.
+UNWIND $keys AS key
+MATCH (v:Verdict {project: key.project, id: key.run + '/' + key.instance})
+MATCH (t:Task {project: key.project, run: key.run, instance: key.instance})
+MERGE (t)-[:JUDGED_BY]->(v)
+WITH t, v, CASE WHEN v.resolved THEN 'success' ELSE 'failure' END AS outcome
+SET t.verdict = CASE WHEN v.resolved THEN 'resolved' ELSE 'unresolved' END,
+    t.outcome = outcome,
+    t.status = CASE WHEN v.resolved THEN 'resolved'
+                    WHEN t.status = 'resolved' THEN 'open' ELSE t.status END
+WITH t, outcome
+CALL (t, outcome) {
+  MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project, kind: 'submission'})
+  WHERE e.outcome <> outcome
+  SET e.outcome = outcome, e.consolidated = null
+}
+CALL (t, outcome) {
+  MATCH (t)-[:HAS_EPISODE]->(:Episode {project: t.project, kind: 'submission'})-[g:GENERATED]->(:Snippet)
+  SET g.outcome = outcome
+}
+RETURN count(DISTINCT t) AS judged
