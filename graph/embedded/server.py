@@ -151,7 +151,7 @@ class EmbeddedNeo4j:
             if port_open(self.settings.port) and self._log_says_ready(offset):
                 return
             time.sleep(0.2)
-        self.stop()
+        self._stop()  # the lifecycle lock is held already: stop() would wait for it forever
         raise EmbeddedNeo4jError(
             f"Neo4j did not answer within {self.settings.start_timeout:.0f}s; "
             f"log {self.log_file}:\n{self._log_tail()}"
@@ -176,20 +176,24 @@ class EmbeddedNeo4j:
     def stop(self, timeout: float = 90.0) -> bool:
         """Stop the DBMS cleanly (SIGTERM runs Neo4j's shutdown). Returns True if it was running."""
         with file_lock(self.home / ".lifecycle.lock"):
-            pid = self._pid()
-            if pid is None:
-                self.pid_file.unlink(missing_ok=True)
-                return False
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline and pid_alive(pid):
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, os.WNOHANG)
-                time.sleep(0.2)
-            if pid_alive(pid):
-                os.kill(pid, signal.SIGKILL)
-            # When this process started it, reap it: an exited child left unreaped is a zombie.
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+            return self._stop(timeout)
+
+    def _stop(self, timeout: float = 90.0) -> bool:
+        """stop() with the lifecycle lock held by the caller."""
+        pid = self._pid()
+        if pid is None:
             self.pid_file.unlink(missing_ok=True)
-            return True
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and pid_alive(pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.2)
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        # When this process started it, reap it: an exited child left unreaped is a zombie.
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        self.pid_file.unlink(missing_ok=True)
+        return True
