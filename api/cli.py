@@ -21,6 +21,7 @@ from metisgraph.api import (
     cli_exports,
     cli_graph,
     cli_maintain,
+    cli_review,
     cli_snippets,
 )
 from metisgraph.api.services import open_services
@@ -50,6 +51,7 @@ app.command("analytics")(cli_graph.analytics_command)
 app.command("export")(cli_exports.export_command)
 app.command("import")(cli_exports.import_command)
 app.command()(cli_maintain.maintain)
+app.add_typer(cli_review.app, name="review")
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)

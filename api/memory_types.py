@@ -24,7 +24,11 @@ class ForgetResult:
 
 @strawberry.type
 class MemoryMutation:
-    @strawberry.mutation(description="Approve, reject or hold an episode or a snippet.")
+    @strawberry.mutation(
+        description="Approve, reject or hold an episode or a snippet.",
+        deprecation_reason="Use review(project, memoryId, action, note, correction), which "
+        "also corrects",
+    )
     async def review_memory(
         self, info: Info, project: str, memory_id: str, status: str, note: str | None = None
     ) -> ReviewResult:

@@ -27,6 +27,7 @@ from metisgraph.api.lineage_types import LineageQuery
 from metisgraph.api.memory_types import MemoryMutation
 from metisgraph.api.recall_types import RecallQuery
 from metisgraph.api.record_types import RecordMutation
+from metisgraph.api.review_types import ReviewMutation, ReviewQuery
 from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
 from metisgraph.api.verification_types import VerificationMutation
@@ -35,10 +36,11 @@ __all__ = ["build_schema"]
 
 # Each area contributes its own query and mutation fields; the schema merges them.
 Query = merge_types(
-    "Query", (RecallQuery, SnippetQuery, LineageQuery, ExploreQuery, AnalyticsQuery)
+    "Query", (RecallQuery, SnippetQuery, LineageQuery, ExploreQuery, AnalyticsQuery, ReviewQuery)
 )
 Mutation = merge_types(
-    "Mutation", (MemoryMutation, RecordMutation, SnippetMutation, VerificationMutation)
+    "Mutation",
+    (MemoryMutation, RecordMutation, SnippetMutation, VerificationMutation, ReviewMutation),
 )
 
 

@@ -10,7 +10,7 @@ CALL () {
   MATCH (m:Snippet {project: $project, id: $id}) RETURN m
 }
 SET m.review_status = $status,
-    m.recallable = $status <> 'rejected' AND m.retired IS NULL,
+    m.recallable = $status <> 'rejected' AND m.retired IS NULL AND m.corrected_by IS NULL,
     m.reviewed_at = datetime(),
     m.review_note = $note,
     m.reviewer = $reviewer

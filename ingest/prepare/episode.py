@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.graph import project_scope
+from metisgraph.ingest.code.safety import scan
 from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
 from metisgraph.ingest.prepare.keywords import identifier_keywords
@@ -251,6 +252,20 @@ def clean_tool(name: str) -> str:
     return redact(name.strip().lower()).text
 
 
+_CRITICAL = ("high", "critical")
+
+
+def critical_operations(command: str | None, snippets: Iterable[str] = ()) -> list[str]:
+    """The safety scan's high and critical rules an episode's command or code trips (rm -rf,
+    DROP TABLE, kubectl delete …): such a memory starts pending review."""
+    found: set[str] = set()
+    for code, language in [(command, "bash"), *((s, None) for s in snippets)]:
+        if code:
+            shell = language or ("diff" if code.lstrip().startswith("diff --git") else "bash")
+            found |= {f.rule for f in scan(code, shell) if f.severity in _CRITICAL}
+    return sorted(found)
+
+
 def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpisode:
     """Sanitize, extract errors / environment / tools, and compute the content hash."""
     details: dict[str, set[str]] = {}
@@ -314,6 +329,9 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     )
     if cut:  # only then, so the content hash of everything else stays as it was
         props["cut"] = json.dumps(cut, sort_keys=True)
+    critical = critical_operations(props["action_command"], (s.code for s in record.snippets))
+    if critical:  # likewise: only risky episodes carry it
+        props["review_reason"] = "critical operation: " + ", ".join(critical)
     episode_id = _episode_id(record, props)
     text = embed_text(props, errors)
     created_at = _utc(record.created_at)
@@ -326,7 +344,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         props=props,
         text_for_embedding=text,
         content_hash=content_hash,
-        review_status="unreviewed",
+        review_status="pending" if critical else "unreviewed",
         created_at=created_at,
         title_text=props["title"] or None,
         errors=errors,
