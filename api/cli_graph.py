@@ -6,8 +6,9 @@ import asyncio
 import dataclasses
 import json
 import sys
+from collections.abc import Coroutine
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,6 +33,7 @@ from metisgraph.graph.lineage import (
 
 __all__ = ["analytics_command", "errors_command", "lineage_command"]
 
+T = TypeVar("T")
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
@@ -54,6 +56,15 @@ def _name(error: str, signature: bool) -> ErrorName:
     if len(stripped) == 16 and all(c in "0123456789abcdef" for c in stripped):
         return ErrorName(key=stripped)
     return ErrorName(text=error)
+
+
+def _answer(work: Coroutine[Any, Any, T]) -> T:
+    """Run a command's work; a question it cannot answer exits 2 with the reason."""
+    try:
+        return asyncio.run(work)
+    except (UserError, ValueError) as exc:
+        err.print(f"[red]{exc}")
+        raise typer.Exit(2) from None
 
 
 def _json(value: Any) -> None:
@@ -80,11 +91,7 @@ def lineage_command(
             request = LineageRequest(members, utc(since), utc(until), limit)
             return await lineage(store, request)
 
-    try:
-        found = asyncio.run(run())
-    except (UserError, ValueError) as exc:
-        err.print(f"[red]{exc}")
-        raise typer.Exit(2) from None
+    found = _answer(run())
     if as_json:
         _json(found)
         return
@@ -194,11 +201,7 @@ def analytics_command(
             scope = readable_projects(ANONYMOUS, project, "--project")
             return await analytics(store, scope, utc(since), utc(until), cap)
 
-    try:
-        result = asyncio.run(run())
-    except (UserError, ValueError) as exc:
-        err.print(f"[red]{exc}")
-        raise typer.Exit(2) from None
+    result = _answer(run())
     if as_json:
         _json(result)
         return
@@ -284,11 +287,7 @@ def errors_command(
                 store, scope, order, since=utc(since), until=utc(until), first=first
             )
 
-    try:
-        page = asyncio.run(run())
-    except (UserError, ValueError) as exc:
-        err.print(f"[red]{exc}")
-        raise typer.Exit(2) from None
+    page = _answer(run())
     if as_json:
         rows = [{**dataclasses.asdict(r), "id": NodeRef("Error", r.project, r.key).id}
                 for r in page.rows]  # fmt: skip
