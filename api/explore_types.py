@@ -9,7 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.context import Info, UserError
-from metisgraph.api.graph_types import PageInfo
+from metisgraph.api.graph_types import ErrorFields, PageInfo, error_fields
 from metisgraph.api.tenancy import readable_projects, readable_ref, utc, visible_projects
 from metisgraph.graph import InvalidCursor, NodeRef
 from metisgraph.graph.explore import (
@@ -48,18 +48,7 @@ class ProjectInfo:
 
 
 @strawberry.type(description="An error of one project, with its sightings in the window.")
-class ErrorItem:
-    id: strawberry.ID = strawberry.field(description="Global id: error(id), lineage(error: {id})")
-    project: str
-    key: str
-    kind: str | None
-    category: str | None
-    signature: str | None
-    template: str | None
-    sightings: int
-    tasks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
+class ErrorItem(ErrorFields):
     fixes: int
     fixed_at: datetime | None
     open: bool = strawberry.field(description="Never fixed, or sighted after its last fix")
@@ -278,23 +267,8 @@ class ExploreQuery:
         )
 
 
-def _error_fields(r: ErrorRow | ErrorDetail) -> dict[str, Any]:
-    return {
-        "id": strawberry.ID(NodeRef("Error", r.project, r.key).id),
-        "project": r.project,
-        "key": r.key,
-        "kind": r.kind,
-        "category": r.category,
-        "signature": r.signature,
-        "template": r.template,
-        "sightings": r.sightings,
-        "tasks": r.tasks,
-        "first_seen": r.first_seen,
-        "last_seen": r.last_seen,
-        "fixes": r.fixes,
-        "fixed_at": r.fixed_at,
-        "open": r.open,
-    }
+def _error_fields(r: ErrorRow) -> dict[str, Any]:
+    return {**error_fields(r), "fixes": r.fixes, "fixed_at": r.fixed_at, "open": r.open}
 
 
 def _error_node(d: ErrorDetail) -> ErrorNode:

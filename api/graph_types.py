@@ -4,18 +4,22 @@ an environment — each with its global id, so a portal can open it with node(id
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import strawberry
 
 from metisgraph.graph import NodeRef
-from metisgraph.graph.lineage import EnvironmentView, StepView, TaskView
+from metisgraph.graph.explore import ErrorRow
+from metisgraph.graph.lineage import EnvironmentView, ErrorSummary, StepView, TaskView
 
 __all__ = [
     "EnvironmentSummary",
+    "ErrorFields",
     "PageInfo",
     "Step",
     "TaskSummary",
     "environment_summary",
+    "error_fields",
     "step",
     "task_summary",
 ]
@@ -61,6 +65,38 @@ class EnvironmentSummary:
     arch: str | None
     runtime: str | None
     runtime_version: str | None
+
+
+@strawberry.type(description="An error of one project and how often it was sighted.")
+class ErrorFields:
+    id: strawberry.ID = strawberry.field(description="Global id: error(id), lineage(error: {id})")
+    project: str
+    key: str
+    kind: str | None
+    category: str | None
+    signature: str | None
+    template: str | None
+    sightings: int
+    tasks: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+def error_fields(e: ErrorRow | ErrorSummary) -> dict[str, Any]:
+    """The fields every view of an error shares, from a browsed or a lineage error."""
+    return {
+        "id": strawberry.ID(NodeRef("Error", e.project, e.key).id),
+        "project": e.project,
+        "key": e.key,
+        "kind": e.kind,
+        "category": e.category,
+        "signature": e.signature,
+        "template": e.template,
+        "sightings": e.sightings,
+        "tasks": e.tasks,
+        "first_seen": e.first_seen,
+        "last_seen": e.last_seen,
+    }
 
 
 def step(view: StepView) -> Step:

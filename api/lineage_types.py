@@ -10,10 +10,12 @@ from metisgraph.api.context import Info, UserError
 from metisgraph.api.error_refs import ErrorName, resolve_error
 from metisgraph.api.graph_types import (
     EnvironmentSummary,
+    ErrorFields,
     PageInfo,
     Step,
     TaskSummary,
     environment_summary,
+    error_fields,
     step,
     task_summary,
 )
@@ -45,19 +47,8 @@ class ErrorRef:
 
 
 @strawberry.type(description="The error in one project, with its sightings in the window.")
-class LineageError:
-    id: strawberry.ID
-    project: str
-    key: str
-    kind: str | None
-    category: str | None
-    signature: str | None
-    template: str | None
+class LineageError(ErrorFields):
     sample: str | None
-    sightings: int
-    tasks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
 
 
 @strawberry.type(description="An episode that hit the error.")
@@ -263,20 +254,7 @@ def lineage_result(found: Lineage) -> LineageResult:
 
 
 def _error(e: ErrorSummary) -> LineageError:
-    return LineageError(
-        id=strawberry.ID(NodeRef("Error", e.project, e.key).id),
-        project=e.project,
-        key=e.key,
-        kind=e.kind,
-        category=e.category,
-        signature=e.signature,
-        template=e.template,
-        sample=e.sample,
-        sightings=e.sightings,
-        tasks=e.tasks,
-        first_seen=e.first_seen,
-        last_seen=e.last_seen,
-    )
+    return LineageError(**error_fields(e), sample=e.sample)
 
 
 def _sighted(project: str, episode: str | None, at: datetime | None) -> SightingMark | None:

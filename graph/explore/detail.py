@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from metisgraph.graph.explore.listing import ErrorRow
 from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
 
@@ -15,23 +16,12 @@ MAX_TASK_STEPS = 500
 
 
 @dataclass(frozen=True)
-class ErrorDetail:
-    project: str
-    key: str
-    kind: str | None
-    category: str | None
-    signature: str | None
-    template: str | None
-    sample: str | None
-    frames: list[str]
-    sightings: int
-    tasks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
-    fixes: int
-    fixed_at: datetime | None
-    open: bool
-    also_in: list[str]  # other readable projects where the same error was met
+class ErrorDetail(ErrorRow):
+    """An error with what names it and the other readable projects that met it."""
+
+    sample: str | None = None
+    frames: list[str] = field(default_factory=list)
+    also_in: list[str] = field(default_factory=list)  # other readable projects that met it
 
 
 async def error_detail(
@@ -43,21 +33,9 @@ async def error_detail(
         return None
     r = rows[0]
     return ErrorDetail(
-        project=r["project"],
-        key=r["key"],
-        kind=r.get("kind"),
-        category=r.get("category"),
-        signature=r.get("signature"),
-        template=r.get("template"),
+        **vars(ErrorRow.of(r)),
         sample=r.get("sample"),
         frames=list(r.get("frames") or []),
-        sightings=r["sightings"],
-        tasks=r["tasks"],
-        first_seen=native_time(r.get("first")),
-        last_seen=native_time(r.get("last")),
-        fixes=r["fixes"],
-        fixed_at=native_time(r.get("fixed_at")),
-        open=bool(r["open"]),
         also_in=list(r.get("also_in") or []),
     )
 
