@@ -1,4 +1,5 @@
-"""The Starlette application: GraphQL at /graphql, /healthz and /readyz."""
+"""The Starlette application: GraphQL at /graphql, /export, the explorer page at /explore,
+/healthz and /readyz."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from strawberry.asgi import GraphQL
 
 from metisgraph.api.auth import ANONYMOUS, Caller, TokenTable, parse_tokens
 from metisgraph.api.context import Context
+from metisgraph.api.explorer import explorer_routes
 from metisgraph.api.exports_route import export_endpoint
 from metisgraph.api.maintain_service import maintain_periodically
 from metisgraph.api.schema import build_schema
@@ -214,6 +216,7 @@ def create_app(
         Route("/readyz", readyz),
         Route("/graphql", graphql, methods=["GET", "POST"]),
         Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
+        *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 
