@@ -18,7 +18,7 @@ from metisgraph.api.common_types import (
     plain,
 )
 from metisgraph.api.context import Info
-from metisgraph.ingest.adapters import Parsed, SourceRef, validate_record
+from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, printable, validate_record
 
 __all__ = ["BatchResult", "EpisodeInput", "RecordMutation", "RecordResult", "TaskInput"]
 
@@ -97,20 +97,24 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
         items.append(validate_record(raw, ref))
     summary = await services.ingestor.ingest(items, keep_results=True)
     stored = iter(r for r in summary.results if r.status != "refused")
+    # Valid records can still be refused while they are prepared: found by where they are.
+    late = {r.ref: r for r in summary.refusals if isinstance(r, Refused)}
     results = []
     for item in items:  # results in input order
-        if isinstance(item, Parsed):
+        if isinstance(item, Parsed) and item.ref not in late:
             done = next(stored)
             results.append(
                 RecordResult(id=done.id, status=done.status, errors=[], notes=done.notes)
             )
         else:
-            given = item.raw.get("id") if isinstance(item.raw, dict) else None
+            refusal = late.get(item.ref, item)
+            assert isinstance(refusal, Refused)
+            given = refusal.raw.get("id") if isinstance(refusal.raw, dict) else None
             results.append(
                 RecordResult(
-                    id=given if isinstance(given, str) else None,  # the caller's, if any
+                    id=printable(given) if isinstance(given, str) else None,  # the caller's
                     status="refused",
-                    errors=[FieldError(field=e.field, message=e.message) for e in item.errors],
+                    errors=[FieldError(field=e.field, message=e.message) for e in refusal.errors],
                 )
             )
     return BatchResult(

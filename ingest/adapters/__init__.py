@@ -17,12 +17,14 @@ from metisgraph.ingest.adapters.base import (
 )
 from metisgraph.ingest.adapters.corpus import corpus_episode
 from metisgraph.ingest.adapters.detect import detect_format
+from metisgraph.ingest.adapters.hazards import MAX_DEPTH, printable
 from metisgraph.ingest.adapters.run import derive_project
 from metisgraph.ingest.adapters.sources import SourceFile, list_sources, read_path
 from metisgraph.ingest.adapters.timestamps import parse_datetime
 
 __all__ = [
     "FORMATS",
+    "MAX_DEPTH",
     "FieldError",
     "Parsed",
     "Record",
@@ -35,6 +37,7 @@ __all__ = [
     "detect_format",
     "list_sources",
     "parse_datetime",
+    "printable",
     "read_path",
     "validate_record",
 ]

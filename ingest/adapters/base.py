@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from metisgraph.ingest.adapters.hazards import hazards, printable
 from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, VerdictRecord
 
 __all__ = [
@@ -121,6 +122,9 @@ def validate_record(
     if not isinstance(raw, Mapping):
         return refuse(ref, raw, "", f"expected a JSON object, got {type(raw).__name__}")
     data = {**(defaults or {}), **raw}
+    unsafe = hazards(data)
+    if unsafe:  # refused before any model or recursive walk sees the record
+        return Refused(ref, raw, tuple(FieldError(field_path(loc), m) for loc, m in unsafe))
     record_type = data.get("record_type", "episode")
     model = _MODELS.get(record_type) if isinstance(record_type, str) else None
     if model is None:
@@ -160,7 +164,7 @@ def field_path(loc: tuple[int | str, ...]) -> str:
             path += f"[{part}]"
         else:
             path += f".{part}" if path else part
-    return path
+    return printable(path)
 
 
 def _plain_message(message: str) -> str:

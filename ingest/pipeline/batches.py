@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import anyio
 
-from metisgraph.ingest.adapters.base import Parsed, Refused
+from metisgraph.graph import COUNTERS
+from metisgraph.ingest.adapters.base import Parsed, Record, Refused, SourceRef, refuse
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.prepare.episode import (
     PreparedEpisode,
@@ -21,7 +25,11 @@ from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, 
 
 __all__ = ["Batch", "Done", "Item", "PrepareAhead", "Prepared", "batches", "prepare_batch"]
 
+log = logging.getLogger("metisgraph")
+
 Item = Parsed | Refused
+R = TypeVar("R", TaskRecord, EpisodeRecord)
+T = TypeVar("T", PreparedTask, PreparedEpisode)
 
 
 @dataclass
@@ -30,9 +38,13 @@ class Batch:
     episodes: list[EpisodeRecord] = field(default_factory=list)
     snippets: list[SnippetRecord] = field(default_factory=list)
     verdicts: list[VerdictRecord] = field(default_factory=list)
+    refs: dict[int, SourceRef] = field(default_factory=dict)  # id(record): where it came from
 
     def __len__(self) -> int:
         return len(self.tasks) + len(self.episodes) + len(self.snippets) + len(self.verdicts)
+
+    def ref(self, record: Record) -> SourceRef:
+        return self.refs.get(id(record), SourceRef("ingest"))
 
 
 def batches(
@@ -44,6 +56,7 @@ def batches(
             on_refused(item)
             continue
         record = item.record
+        batch.refs[id(record)] = item.ref
         if isinstance(record, TaskRecord):
             batch.tasks.append(record)
         elif isinstance(record, EpisodeRecord):
@@ -59,13 +72,47 @@ def batches(
         yield batch
 
 
-def prepare_batch(batch: Batch, model: str) -> tuple[list[PreparedTask], list[PreparedEpisode]]:
-    tasks = [prepare_task(t) for t in batch.tasks]
-    episodes = [prepare_episode(e, model) for e in batch.episodes]
-    return tasks, episodes
+def prepare_batch(
+    batch: Batch, model: str
+) -> tuple[list[PreparedTask], list[PreparedEpisode], list[Refused]]:
+    """Every record prepared; one whose preparation fails is refused, the others go on."""
+    refused: list[Refused] = []
+    tasks = _each(batch, batch.tasks, prepare_task, refused)
+    episodes = _each(batch, batch.episodes, lambda e: prepare_episode(e, model), refused)
+    return tasks, episodes, refused
 
 
-Prepared = tuple[Batch, list[PreparedTask], list[PreparedEpisode]]
+def _each(
+    batch: Batch, records: list[R], prepare: Callable[[R], T], refused: list[Refused]
+) -> list[T]:
+    prepared: list[T] = []
+    kept: list[R] = []
+    for record in records:
+        try:
+            prepared.append(prepare(record))
+        except Exception as exc:  # a record the checks let through must not stop the batch
+            refused.append(_unprepared(batch.ref(record), record, exc))
+            continue
+        kept.append(record)
+    records[:] = kept
+    return prepared
+
+
+def _unprepared(ref: SourceRef, record: Record, exc: Exception) -> Refused:
+    """The refusal of a record whose preparation raised: the error's type, never its text
+    (it may quote the record); where it was raised goes to the log for us to fix."""
+    kind = type(exc).__name__
+    where = "".join(traceback.format_list(traceback.extract_tb(exc.__traceback__)[-4:]))
+    log.error("record %s could not be prepared (%s), raised at:\n%s", ref, kind, where)
+    COUNTERS.increment("ingest_unprepared", error=kind)
+    try:
+        raw: object = record.model_dump(mode="json")
+    except Exception:
+        raw = None
+    return refuse(ref, raw, "", f"could not be prepared ({kind}); the rest of the batch goes on")
+
+
+Prepared = tuple[Batch, list[PreparedTask], list[PreparedEpisode], list[Refused]]
 
 
 @dataclass
@@ -82,7 +129,8 @@ class PrepareAhead:
     """Batches, each prepared in a worker thread while the one before it is being used.
 
     Records are read (and refusals reported) on the event loop, in order; only the
-    preparation — sanitizing, extraction, hashing — runs in the thread.
+    preparation — sanitizing, extraction, hashing — runs in the thread. A record refused
+    there is taken out of its batch and handed back beside it.
     """
 
     def __init__(self, batches: Iterator[Batch], embedder: Embedder) -> None:
@@ -97,8 +145,8 @@ class PrepareAhead:
             return
 
         async def prepare(batch: Batch = batch) -> Prepared:
-            tasks, episodes = await anyio.to_thread.run_sync(prepare_batch, batch, self._model)
-            return batch, tasks, episodes
+            prepared = await anyio.to_thread.run_sync(prepare_batch, batch, self._model)
+            return (batch, *prepared)
 
         self._next = asyncio.create_task(prepare())
 

@@ -80,8 +80,10 @@ class Ingestor:
         in_flight: set[tuple[str, str]] = set()
         ahead = PrepareAhead(batches(items, self.batch_size, refused), self.embedder)
         try:
-            async for batch, tasks, episodes in ahead:
-                summary.read += len(batch)
+            async for batch, tasks, episodes, unprepared in ahead:
+                summary.read += len(batch)  # without its unprepared records, counted here:
+                for item in unprepared:
+                    refused(item)
                 keys = {(e.project, e.id) for e in episodes}
                 if writing is not None and keys & in_flight:
                     await writing  # the same episode again: compare with what was just written

@@ -5,12 +5,14 @@ refused records.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from metisgraph.ingest.adapters.base import Refused
+from metisgraph.ingest.adapters import MAX_DEPTH, Refused
+from metisgraph.ingest.sanitize import redact, redact_value
 
 __all__ = ["DeadLetter", "IngestSummary", "RecordResult"]
 
@@ -68,19 +70,42 @@ class IngestSummary:
 
 
 class DeadLetter:
-    """Refused records, one JSON object a line, with where they came from and why."""
+    """Refused records, one JSON object a line, with where they came from and why.
+
+    Only their owner can read the file (0600), and what it keeps is redacted like
+    everything we store: where and why stay exact, secrets in the record do not survive.
+    """
 
     def __init__(self, handle: IO[str]) -> None:
         self._handle = handle
 
     @classmethod
     def open(cls, path: Path) -> DeadLetter:
-        return cls(path.open("a", encoding="utf-8"))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)  # a file made earlier with the default mode is narrowed too
+        return cls(os.fdopen(fd, "a", encoding="utf-8"))
 
     def keep(self, refused: Refused) -> None:
         entry = refused.as_dead_letter()
-        self._handle.write(json.dumps(entry, default=str, ensure_ascii=False) + "\n")
+        entry["raw"] = redact_value(_within_depth(entry["raw"], 0))
+        entry["errors"] = [
+            {"field": e.field, "message": redact(e.message).text} for e in refused.errors
+        ]
+        # ASCII escapes keep a lone surrogate (a reason to refuse) exactly, as valid JSON.
+        self._handle.write(json.dumps(entry, default=str, ensure_ascii=True) + "\n")
         self._handle.flush()
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _within_depth(value: object, depth: int) -> object:
+    """The value with what lies deeper than ``MAX_DEPTH`` replaced by a note (so walking it
+    cannot exhaust the stack: it is what the record was refused for)."""
+    if not isinstance(value, Mapping | list | tuple):
+        return value
+    if depth >= MAX_DEPTH:
+        return f"[… nested deeper than {MAX_DEPTH} levels: cut here …]"
+    if isinstance(value, Mapping):
+        return {str(k): _within_depth(v, depth + 1) for k, v in value.items()}
+    return [_within_depth(v, depth + 1) for v in value]
