@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
-from metisgraph.ingest.sanitize import sanitize
+from metisgraph.ingest.sanitize import redact_id, sanitize
 
 __all__ = ["REVIEW_STATUSES", "Reviewed", "forget", "forget_project", "review"]
 
@@ -42,7 +42,7 @@ async def review(
     rows = await services.store.run(
         "review_memory",
         project=project,
-        id=memory_id,
+        id=redact_id(memory_id),
         status=status,
         note=sanitize(note).text if note and note.strip() else None,
         reviewer=reviewer,
@@ -68,7 +68,9 @@ def _forget_target(episode_id: str | None, task_id: str | None) -> tuple[str, st
             "forgetProject(project, confirm) with the project's name as confirmation"
         )
     argument, ident = named[0]
-    return ("forget_episode" if argument == "episodeId" else "forget_task"), argument, ident
+    # Ids are stored as redact_id makes them: the id a caller recorded finds its memory.
+    query = "forget_episode" if argument == "episodeId" else "forget_task"
+    return query, argument, redact_id(ident)
 
 
 async def forget(

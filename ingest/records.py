@@ -11,7 +11,16 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
+
+from metisgraph.ingest.sanitize.redaction import redact_id
 
 __all__ = [
     "MAX_CODE_CHARS",
@@ -33,7 +42,10 @@ __all__ = [
 SCHEMA_VERSION = "1"
 
 ProjectName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")]
-RecordId = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+# Ids are stored and shown: a secret in one is redacted like any other text (redact_id).
+RecordId = Annotated[
+    str, StringConstraints(min_length=1, max_length=512), AfterValidator(redact_id)
+]
 Tag = Annotated[
     str,
     StringConstraints(

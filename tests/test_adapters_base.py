@@ -25,9 +25,9 @@ REF = SourceRef("notes.jsonl", 7)
 
 def test_public_names_are_what_the_package_claims() -> None:
     expected = {
-        "FORMATS", "FieldError", "Parsed", "Record", "Refused", "SourceFile", "SourceRef",
-        "UnknownFormatError", "corpus_episode", "derive_project", "detect_format",
-        "list_sources", "parse_datetime", "read_path", "validate_record",
+        "FORMATS", "MAX_DEPTH", "FieldError", "Parsed", "Record", "Refused", "SourceFile",
+        "SourceRef", "UnknownFormatError", "corpus_episode", "derive_project", "detect_format",
+        "list_sources", "parse_datetime", "printable", "read_path", "validate_record",
     }  # fmt: skip
     assert set(adapters.__all__) == expected
     for name in expected:

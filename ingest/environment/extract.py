@@ -142,16 +142,18 @@ def _stated(value: str) -> str:
 def _apply_stated(explicit: EnvironmentInput, known: _Known) -> None:
     """Explicit fields over extracted ones; another stated runtime drops the extracted version."""
     if explicit.runtime:
-        runtime = RUNTIMES.get(explicit.runtime.lower().strip(), explicit.runtime.lower().strip())
+        stated = _stated(explicit.runtime).lower()
+        runtime = RUNTIMES.get(stated, stated)
         if runtime != known.runtime:
             known.runtime_version = None
         known.runtime = runtime
     if explicit.os:
-        if os_name(explicit.os) != known.os:
+        system = os_name(_stated(explicit.os))
+        if system != known.os:
             known.os_version = None  # an extracted version belongs to the extracted OS
-        known.os = os_name(explicit.os)
+        known.os = system
     if explicit.arch:
-        known.arch = arch_name(explicit.arch.strip())
+        known.arch = arch_name(_stated(explicit.arch))
     if explicit.os_version:
         known.os_version = _stated(explicit.os_version)
     if explicit.runtime_version:

@@ -8,7 +8,14 @@ from metisgraph.ingest.sanitize.abstraction import (
     placeholder,
     sanitize,
 )
-from metisgraph.ingest.sanitize.redaction import Redacted, is_redacted, marker, redact, redact_value
+from metisgraph.ingest.sanitize.redaction import (
+    Redacted,
+    is_redacted,
+    marker,
+    redact,
+    redact_id,
+    redact_value,
+)
 from metisgraph.ingest.sanitize.secrets import secret_kind_for_name
 
 __all__ = [
@@ -20,6 +27,7 @@ __all__ = [
     "marker",
     "placeholder",
     "redact",
+    "redact_id",
     "redact_value",
     "sanitize",
     "secret_kind_for_name",

@@ -17,6 +17,7 @@ redaction stays linear in the size of the text.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -27,11 +28,13 @@ from metisgraph.ingest.sanitize.secrets import (
     is_reference,
     is_secret_value,
     is_template,
+    looks_generated,
     looks_random,
+    names_no_secret,
     secret_kind_for_name,
 )
 
-__all__ = ["Redacted", "is_redacted", "marker", "redact", "redact_value"]
+__all__ = ["Redacted", "is_redacted", "marker", "redact", "redact_id", "redact_value"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,21 @@ def _aws_secret_shape(value: str) -> bool:
     )
 
 
+_NAME_BEFORE = re.compile(r"([A-Za-z0-9_.-]+)[\"'`]?[ \t]*$")
+
+
+def _generic(match: re.Match[str]) -> str | None:
+    """A generated-looking value assigned to any name, unless the name says it is an id or
+    a digest (``X=9fJ2kLq8…`` is redacted; ``request_id=…``, ``sha256=…`` stay)."""
+    value, text, at = match.group("secret"), match.string, match.start()
+    if value.startswith("/") or text[at - 1 : at + 2].count(":") > 1:  # a URL, a Java::name
+        return None
+    if is_template(value) or not looks_generated(value):
+        return None
+    name = _NAME_BEFORE.search(match.string, max(0, match.start() - 64), match.start())
+    return None if name and names_no_secret(name.group(1)) else "high_entropy"
+
+
 def _auth_kind(match: re.Match[str]) -> str | None:
     if is_redacted(match.group("secret")):
         return None
@@ -176,6 +194,13 @@ def _auth_kind(match: re.Match[str]) -> str | None:
 def _token(kind: str, pattern: str) -> TextPass[Counter[str]]:
     """A credential known by its own shape (a literal prefix); replaced wherever it stands."""
     return TextPass(re.compile(pattern), _redactor(kind))
+
+
+def _glued(kind: str, prefix: str, body: str) -> TextPass[Counter[str]]:
+    """A credential whose short prefix is also the end of words (``TASK``, ``DISK``): found
+    by its prefix, kept only where the prefix starts a word."""
+    pattern = re.compile(f"(?<![A-Za-z0-9]){prefix}{body}")
+    return TextPass(pattern, _redactor(kind), anchor=re.compile(prefix))
 
 
 _SCHEME_CHARS = chars(r"A-Za-z0-9+.-")
@@ -195,7 +220,7 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
         # Every token format starts with one of these literals: one scan rules them all out.
         re.compile(
             r"A3T|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent)-"
-            r"|xox|xapp-|hooks\.slack|_live_|_test_|whsec_|AIza|npm_|hf_|SG\.|sk-|eyJ"
+            r"|xox|xapp-|hooks\.slack|_live_|_test_|whsec_|AIza|npm_|hf_|SG\.|sk-|eyJ|SK|shp|dapi"
         ),
         (
             _token("aws_access_key", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
@@ -225,6 +250,9 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
                 ("sk-",),
             ),
             _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+            _glued("twilio_key", "SK", r"[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+            _token("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+            _glued("databricks_token", "dapi", r"[a-f0-9]{32}(?:-\d)?"),
         ),
     ),
     TextPass(
@@ -318,6 +346,13 @@ _STEPS: tuple[TextPass[Counter[str]] | PassGroup[Counter[str]], ...] = (
         widen=_NAME_CHARS,
     ),
     TextPass(
+        # Any name given a generated-looking value: the names we know are done by now.
+        re.compile(r"[=:][ \t]*[\"'`]?(?P<secret>[A-Za-z0-9+/_-]{20,}={0,2})(?![A-Za-z0-9+/=_-])"),
+        _redactor(_generic),
+        ("=", ":"),
+        needs_digit=True,
+    ),
+    TextPass(
         # A bare 40-character key; the leading delimiter is part of the match, not the secret.
         re.compile(r"[^A-Za-z0-9/+=](?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         _redactor(_fixed("aws_secret_key", _aws_secret_shape)),
@@ -336,6 +371,15 @@ def redact(text: str) -> Redacted:
     return Redacted(text=text, kinds=dict(kinds))
 
 
+def redact_id(value: str) -> str:
+    """A caller's id as stored: a secret in it redacted, and then a digest of the whole id,
+    so that two ids holding two secrets stay two memories (and the same id, the same one)."""
+    redacted = redact(value)
+    if not redacted.kinds:
+        return value
+    return f"{redacted.text}~{hashlib.sha256(value.encode()).hexdigest()[:12]}"
+
+
 def _redact_named(name: str, value: object) -> object:
     """A value stored under a secret-sounding key is a secret whatever it looks like."""
     category = secret_kind_for_name(name)
@@ -349,13 +393,27 @@ def _redact_named(name: str, value: object) -> object:
 
 
 def redact_value(value: object) -> object:
-    """Redact every string inside a JSON-like value; keys like ``password`` redact their value."""
+    """Redact every string inside a JSON-like value, keys too; keys like ``password`` redact
+    their value."""
     if isinstance(value, str):
         return redact(value).text
     if isinstance(value, Mapping):
-        return {key: _redact_named(str(key), item) for key, item in value.items()}
+        redacted: dict[str, object] = {}
+        for key, item in value.items():
+            redacted[_free_key(redact(str(key)).text, redacted)] = _redact_named(str(key), item)
+        return redacted
     if isinstance(value, list):
         return [redact_value(item) for item in value]
     if isinstance(value, tuple):
         return tuple(redact_value(item) for item in value)
     return value
+
+
+def _free_key(key: str, taken: Mapping[str, object]) -> str:
+    """Two keys redacted alike stay two keys (``[REDACTED:…]``, ``[REDACTED:…]#2``)."""
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    return f"{key}#{n}"

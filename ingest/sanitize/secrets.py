@@ -9,7 +9,15 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["is_reference", "is_secret_value", "is_template", "looks_random", "secret_kind_for_name"]
+__all__ = [
+    "is_reference",
+    "is_secret_value",
+    "is_template",
+    "looks_generated",
+    "looks_random",
+    "names_no_secret",
+    "secret_kind_for_name",
+]
 
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _SEGMENT_SPLIT = re.compile(r"[^a-z0-9]+")
@@ -50,6 +58,16 @@ _NOT_SECRET_TAILS = frozenset(
         "impl", "test", "tests", "filter", "interceptor", "helper", "validator", "generator",
         "builder", "parser", "loader", "reader", "writer", "method", "mechanism", "scheme",
         "interface", "event", "listener", "request", "response", "service", "client",
+    }
+)  # fmt: skip
+
+
+# What a random-looking value under these names is: an identifier or a digest, not a key.
+_NOT_SECRET_HOLDERS = frozenset(
+    {
+        "id", "ids", "uuid", "guid", "hash", "digest", "checksum", "integrity", "sha", "sha1",
+        "sha256", "sha512", "md5", "etag", "commit", "rev", "revision", "version", "name",
+        "path", "file", "dir", "url", "uri", "class", "type", "region", "bucket",
     }
 )  # fmt: skip
 
@@ -153,6 +171,43 @@ def _is_code_reference(value: str) -> bool:
 def _entropy(value: str) -> float:
     counts = Counter(value)
     return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
+
+
+def names_no_secret(name: str) -> bool:
+    """A name whose value is an identifier or a digest (``request_id``, ``sha256``, ``etag``)."""
+    segments = _segments(name)
+    return bool(segments) and segments[-1] in _NOT_SECRET_HOLDERS
+
+
+_WORDISH = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_GENERATED_MIN = 20
+_SEPARATORS = re.compile(r"[_.-]")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{8,}|(?<=[0-9a-fA-F])-(?=[0-9a-fA-F])")
+
+
+def _made_of_parts(value: str) -> bool:
+    """Words and numbers joined (``test_HTTP_200_OK_HEAD``): each part letters or digits."""
+    parts = _SEPARATORS.split(value)
+    return len(parts) >= 3 and all(p.isalpha() or p.isdigit() for p in parts if p)
+
+
+def looks_generated(value: str) -> bool:
+    """A machine-made key with no name to announce it: long, every character class mixed in,
+    high entropy, and not made of words (``getUserById2Value`` is code, ``9fJ2kLq8…`` is not).
+
+    Hex alone (digests, commit ids) is left to the abstraction's placeholders.
+    """
+    # Hex runs (UUIDs, digests) are random but no key; what is left must still look made.
+    core = _HEX_RUN.sub("", value.rstrip("="))
+    if len(core) < _GENERATED_MIN:
+        return False
+    classes = (sum(c.isdigit() for c in core), sum(c.isupper() for c in core),
+               sum(c.islower() for c in core))  # fmt: skip
+    if min(classes) < 2 or _made_of_parts(core):
+        return False
+    wordy = sum(len(w) for w in _WORDISH.findall(core) if len(w) >= 4 and _VOWEL.search(w))
+    return wordy / len(core) < 0.5 and _entropy(core) >= 3.5
 
 
 def looks_random(value: str) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from metisgraph.graph import GraphStore, lineage_heads, snippet_state
 from metisgraph.ingest.code import SnippetAnalysis, analyze_snippet
+from metisgraph.ingest.environment import extract_environment
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.records import SnippetRecord, SnippetRelation
 from metisgraph.ingest.snippets.prepare import PreparedSnippet, prepare_occurrence
@@ -51,7 +52,8 @@ def prepare_snippets(
             snippet.outcome = episode.props.get("outcome")
             out.append(snippet)
     for record in records:
-        packages = dict(record.environment.packages) if record.environment else {}
+        stated = extract_environment((), record.environment) if record.environment else None
+        packages = dict(stated.packages) if stated else {}  # as stored: names settled, redacted
         snippet = analyse(input_occurrence(record, "record"), record.project, packages, None)
         if snippet is None:
             continue
