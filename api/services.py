@@ -137,7 +137,12 @@ def connect(settings: Settings) -> tuple[AsyncDriver, EmbeddedNeo4j | None]:
 def prepare_services(settings: Settings, embedder: Embedder | None = None) -> Services:
     """Build the services (no network I/O); ``warm_up`` starts what they need."""
     driver, embedded = connect(settings)
-    store = GraphStore(driver, settings.neo4j.database)
+    store = GraphStore(
+        driver,
+        settings.neo4j.database,
+        timeout=settings.neo4j.transaction_timeout,
+        batch_timeout=settings.neo4j.batch_timeout,
+    )
     embedder = embedder or Embedder(settings.embedding)
     ingestor = Ingestor(store, embedder, batch_size=settings.api.ingest_batch_size)
     sandbox = Sandbox(settings.sandbox)

@@ -64,7 +64,7 @@ from metisgraph.graph.refs import (
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import lineage_heads, record_outcome, snippet_detail, snippet_state
-from metisgraph.graph.store import GraphStore, ServerInfo, open_driver
+from metisgraph.graph.store import GraphStore, ServerInfo, Transaction, open_driver
 from metisgraph.graph.vector_health import (
     IndexHealth,
     RepairFailed,
@@ -123,6 +123,7 @@ __all__ = [
     "ServerInfo",
     "SnippetHit",
     "SnippetSearch",
+    "Transaction",
     "Vector",
     "WriteBatch",
     "apply_schema",

@@ -27,6 +27,14 @@ class Neo4jSettings(BaseSettings):
     username: str = "neo4j"
     password: SecretStr | None = None
     database: str | None = None
+    transaction_timeout: float = Field(
+        default=60.0, gt=0, description="Seconds a read or write may run before Neo4j ends it"
+    )
+    batch_timeout: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Seconds a batched operation (forgetting a whole project) may run",
+    )
 
     @property
     def external(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,13 +14,27 @@ from neo4j import (
     AsyncManagedTransaction,
     Record,
     RoutingControl,
+    unit_of_work,
 )
+from neo4j import Query as Statement
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.settings import Neo4jSettings
 
-__all__ = ["GraphStore", "ServerInfo", "open_driver"]
+__all__ = [
+    "DEFAULT_BATCH_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "GraphStore",
+    "ServerInfo",
+    "Transaction",
+    "open_driver",
+]
+
+# Seconds a transaction may run before Neo4j ends it (Neo4jSettings sets them per process):
+# a query gone wrong must not hold locks and memory for ever.
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_BATCH_TIMEOUT = 3600.0  # CALL ... IN TRANSACTIONS: forgetting a large project
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -83,12 +97,32 @@ def _data(record: Record) -> dict[str, Any]:
     return {key: _plain(value) for key, value in record.items()}  # type: ignore[no-untyped-call]
 
 
+class Transaction:
+    """Named queries inside a transaction that ``GraphStore.write_many`` holds open."""
+
+    def __init__(self, tx: AsyncManagedTransaction) -> None:
+        self._tx = tx
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        result = await self._tx.run(query(name).text, params)  # type: ignore[arg-type]
+        return [_data(record) async for record in result]
+
+
 class GraphStore:
     """Runs the named queries of cypher/*.cypher. Receives the driver; does no I/O when built."""
 
-    def __init__(self, driver: AsyncDriver, database: str | None = None) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        batch_timeout: float = DEFAULT_BATCH_TIMEOUT,
+    ) -> None:
         self.driver = driver
         self.database = database
+        self.timeout = timeout
+        self.batch_timeout = batch_timeout
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named query in one managed transaction (reads routed as reads)."""
@@ -106,7 +140,8 @@ class GraphStore:
     async def _run_implicit(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         # CALL ... IN TRANSACTIONS commits as it goes: only an auto-commit query may do that.
         async with self.driver.session(database=self.database) as session:
-            result = await session.run(text, params)  # type: ignore[arg-type]
+            statement = Statement(text, timeout=self.batch_timeout)  # type: ignore[arg-type]
+            result = await session.run(statement, params)
             return [_data(record) async for record in result]
 
     async def run_text(
@@ -115,7 +150,7 @@ class GraphStore:
         if read:
             return await self._read(text, params or {})
         result = await self.driver.execute_query(
-            text,
+            Statement(text, timeout=self.timeout),  # type: ignore[arg-type]
             parameters_=params or {},
             routing_=RoutingControl.READ if read else RoutingControl.WRITE,
             database_=self.database,
@@ -134,7 +169,8 @@ class GraphStore:
                     default_access_mode=READ_ACCESS,
                     bookmark_manager=self.driver.execute_query_bookmark_manager,
                 ) as session:
-                    result = await session.run(text, params)  # type: ignore[arg-type]
+                    statement = Statement(text, timeout=self.timeout)  # type: ignore[arg-type]
+                    result = await session.run(statement, params)
                     return [_data(record) async for record in result]
             except (TransientError, SessionExpired, ServiceUnavailable):
                 if attempt == 2:
@@ -151,22 +187,32 @@ class GraphStore:
             default_access_mode=READ_ACCESS,
             bookmark_manager=self.driver.execute_query_bookmark_manager,
         ) as session:
-            result = await session.run(q.text, params)  # type: ignore[arg-type]
+            # An export may take long: the batch timeout, not the per-request one.
+            statement = Statement(q.text, timeout=self.batch_timeout)  # type: ignore[arg-type]
+            result = await session.run(statement, params)
             async for record in result:
                 yield _data(record)
 
-    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        """Run several named write queries in one managed transaction (all or nothing).
+    async def write_many(
+        self,
+        steps: list[tuple[str, dict[str, Any]]],
+        then: Callable[[Transaction], Awaitable[object]] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Run several named write queries in one managed transaction (all or nothing);
+        ``then`` runs last in the same transaction (work that must read what was written).
 
         Returns the rows of the last query.
         """
         texts = [(query(name).text, params) for name, params in steps]
 
+        @unit_of_work(timeout=self.timeout)
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             rows: list[dict[str, Any]] = []
             for text, params in texts:
-                result = await tx.run(text, params)
+                result = await tx.run(text, params)  # type: ignore[arg-type]
                 rows = [_data(record) async for record in result]
+            if then is not None:
+                await then(Transaction(tx))
             return rows
 
         async with self.driver.session(database=self.database) as session:

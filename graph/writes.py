@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from metisgraph.graph.store import GraphStore
+from metisgraph.graph.store import GraphStore, Transaction
 
 __all__ = ["WriteBatch", "existing_episode_hashes", "existing_error_keys", "write_batch"]
 
@@ -69,10 +70,15 @@ class WriteBatch:
         return plan
 
 
-async def write_batch(store: GraphStore, batch: WriteBatch) -> None:
+async def write_batch(
+    store: GraphStore,
+    batch: WriteBatch,
+    then: Callable[[Transaction], Awaitable[object]] | None = None,
+) -> None:
+    """The batch in one transaction; ``then`` (work that reads the batch back) in it too."""
     steps = batch.steps()
-    if steps:
-        await store.write_many(steps)
+    if steps or then is not None:
+        await store.write_many(steps, then)
 
 
 async def existing_episode_hashes(store: GraphStore, keys: list[Row]) -> dict[tuple[str, str], str]:

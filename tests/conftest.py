@@ -93,7 +93,7 @@ async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[A
     from metisgraph.graph.store import GraphStore, driver_from_settings
 
     driver = driver_from_settings(neo4j_settings)
-    graph = GraphStore(driver, neo4j_settings.database)
+    graph = GraphStore(driver, neo4j_settings.database, timeout=neo4j_settings.transaction_timeout)
     await apply_schema(graph, embedder.dimension)
     try:
         yield graph

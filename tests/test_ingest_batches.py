@@ -16,7 +16,7 @@ from embedders import HashEmbedder
 
 from metisgraph.ingest.adapters import Parsed
 from metisgraph.ingest.adapters.base import SourceRef
-from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.pipeline import Ingestor, neighbours
 from metisgraph.ingest.pipeline.neighbours import refresh_context
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
@@ -115,3 +115,28 @@ async def test_the_summary_counts_each_error_tool_and_environment_once(
         read=True,
     )
     assert row == {"errors": 1, "tools": 1, "environments": 1}
+
+
+async def test_a_crash_while_context_is_refreshed_leaves_no_batch_without_it(
+    store: Any, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Steps without a time: their context is read back from the graph, after the writes.
+    items = [
+        Parsed(EpisodeRecord(project=project, id=f"s{n}", task_id="t", step=n,
+                             summary=f"step {n} of the task"), SourceRef("x"))
+        for n in range(3)
+    ]  # fmt: skip
+
+    def crash(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(neighbours, "context_rows", crash)
+    with pytest.raises(RuntimeError, match="died"):
+        await Ingestor(store, HashEmbedder()).ingest(items)
+    assert await _contexts(store, project) == {}  # nothing half written
+    monkeypatch.undo()
+    summary = await Ingestor(store, HashEmbedder()).ingest(items)
+    assert summary.written == 3
+    contexts = await _contexts(store, project)
+    assert sorted(contexts) == ["s0", "s1", "s2"]
+    assert all(vector is not None and text for vector, text in contexts.values())

@@ -26,7 +26,7 @@ from metisgraph.ingest.adapters.base import Refused
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Done, Item, PrepareAhead, batches
 from metisgraph.ingest.pipeline.families import assign_families
-from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_context
+from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_within
 from metisgraph.ingest.pipeline.rows import error_row, group_rows
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
 from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
@@ -225,9 +225,10 @@ class Ingestor:
     async def _write(
         self, write: WriteBatch, on_progress: Callable[[int], None] | None, size: int
     ) -> None:
-        await write_batch(self.store, write)
-        if write.contexts is None:
-            await refresh_context(self.store, write.chained_tasks)
+        # Context read back from the graph (a step had no time to order by) is computed in
+        # the batch's own transaction: never a batch committed with its context still to do.
+        refresh = refresh_within(write.chained_tasks) if write.contexts is None else None
+        await write_batch(self.store, write, then=refresh)
         if write.family_buckets:
             await assign_families(self.store, write.family_buckets)
         if on_progress:
@@ -238,7 +239,7 @@ class Ingestor:
     ) -> list[dict[str, Any]] | None:
         """Context rows of the chained tasks, from this batch's vectors and the stored steps.
 
-        The same rows `refresh_context` computes after the write, without reading this batch's
+        The same rows `refresh_within` computes in the write, without reading this batch's
         vectors back; None (refresh after the write) when a step has no time yet to order by.
         """
         if not write.chained_tasks:

@@ -8,16 +8,17 @@ extra model call); the context text is their summaries, for the full-text side.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from itertools import groupby
 from typing import Any
 
 import numpy as np
 
-from metisgraph.graph import GraphStore, Vector
+from metisgraph.graph import GraphStore, Transaction, Vector
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 
-__all__ = ["chain_contexts", "context_rows", "refresh_context"]
+__all__ = ["chain_contexts", "context_rows", "refresh_context", "refresh_within"]
 
 _WINDOW = 2  # neighbours on each side (2 beat 1 and 3 on dialogue recall: docs/recall.md)
 _TEXT_CHARS = 600
@@ -47,15 +48,32 @@ def context_rows(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def refresh_context(store: GraphStore, tasks: list[dict[str, str]]) -> int:
     """Recompute the context of every episode of these tasks (idempotent). Returns how many."""
-    if not tasks:
-        return 0
-    episodes = await store.run("task_neighbourhoods", tasks=tasks)
-    rows: list[dict[str, Any]] = []
-    for _, chain in groupby(episodes, key=lambda r: (r["project"], r["task"])):
-        rows.extend(context_rows(list(chain)))
-    if rows:
-        await store.write_many([("set_context", {"rows": rows})])
-    return len(rows)
+    done: list[int] = []
+
+    async def refresh(tx: Transaction) -> None:
+        done.append(await refresh_within(tasks)(tx))
+
+    await store.write_many([], refresh)
+    return done[-1]
+
+
+def refresh_within(tasks: list[dict[str, str]]) -> Callable[[Transaction], Awaitable[int]]:
+    """The context refresh of these tasks as the last step of a write transaction: what it
+    reads is what the transaction wrote, and a failure rolls the whole batch back (so a
+    re-run writes it again, context and all; a refresh after the commit could be lost)."""
+
+    async def refresh(tx: Transaction) -> int:
+        if not tasks:
+            return 0
+        episodes = await tx.run("task_neighbourhoods", tasks=tasks)
+        rows: list[dict[str, Any]] = []
+        for _, chain in groupby(episodes, key=lambda r: (r["project"], r["task"])):
+            rows.extend(context_rows(list(chain)))
+        if rows:
+            await tx.run("set_context", rows=rows)
+        return len(rows)
+
+    return refresh
 
 
 def chain_contexts(
