@@ -54,6 +54,7 @@ RETURN count(*) AS n
 DROP INDEX $index IF EXISTS
 
 // name: await_indexes
-// mode: write
-// Sent where the schema was written, so it waits for the indexes just created.
+// mode: batch
+// Sent where the schema was written, so it waits for the indexes just created; an implicit
+// transaction under the batch timeout, as building an index on a large store takes minutes.
 CALL db.awaitIndexes($timeout)

@@ -46,7 +46,8 @@ class QueryNotFound(KeyError):
 class Query:
     name: str
     text: str
-    mode: Literal["read", "write", "batch"]  # batch: an implicit transaction (IN TRANSACTIONS)
+    # batch: an implicit transaction under the long (batch) timeout: IN TRANSACTIONS, waits
+    mode: Literal["read", "write", "batch"]
     source: str
 
     @property
