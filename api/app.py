@@ -22,6 +22,7 @@ from metisgraph.api.auth import ANONYMOUS, Caller, TokenTable, parse_tokens
 from metisgraph.api.context import Context
 from metisgraph.api.explorer import explorer_routes
 from metisgraph.api.exports_route import export_endpoint
+from metisgraph.api.hosts import HostCheck
 from metisgraph.api.maintain_service import maintain_periodically
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
@@ -218,7 +219,9 @@ def create_app(
         Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
         *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(HostCheck, allowed=settings.api.host_names)
+    return app
 
 
 async def _warm_up_quietly(services: Services) -> None:

@@ -29,6 +29,11 @@ class ApiSettings(BaseSettings):
     allow_anonymous: bool = Field(
         default=False, description="Serve without tokens on a non-loopback address"
     )
+    allowed_hosts: str = Field(
+        default="127.0.0.1,localhost,::1",
+        description="Names the API answers to (Host header), comma-separated; '*.example.com' "
+        "for a domain, '*' for any. The address in METISGRAPH_HOST is always allowed",
+    )
     max_query_depth: int = 12
     max_query_tokens: int = 4000
     max_aliases: int = 20
@@ -40,6 +45,14 @@ class ApiSettings(BaseSettings):
     ingest_batch_size: int = Field(default=256, ge=1, le=10000)
     stop_embedded_on_exit: bool = True
     demo: bool = Field(default=False, description="Load the demo memory (project 'demo') at start")
+
+    @property
+    def host_names(self) -> list[str]:
+        """The allowed Host names: the list, and the address we listen on (unless a wildcard)."""
+        names = [n.strip() for n in self.allowed_hosts.split(",") if n.strip()]
+        if self.host not in ("0.0.0.0", "::", ""):  # noqa: S104  (a wildcard, not a name)
+            names.append(self.host)
+        return names
 
     @property
     def loopback(self) -> bool:

@@ -123,7 +123,7 @@ def client(app_settings: Any, embedder: Any) -> Iterator[Any]:
     from metisgraph.api.app import create_app
 
     app = create_app(app_settings, embedder=embedder, wait_ready=True)
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url="http://127.0.0.1") as test_client:  # an allowed Host
         yield test_client
 
 

@@ -144,7 +144,8 @@ def _client_with(app_settings: Any, embedder: Any, **api: Any) -> Any:
     settings = app_settings.model_copy(deep=True)
     for name, value in api.items():
         setattr(settings.api, name, value)
-    return TestClient(create_app(settings, embedder=embedder, wait_ready=True))
+    app = create_app(settings, embedder=embedder, wait_ready=True)
+    return TestClient(app, base_url="http://127.0.0.1")  # a Host the app answers to
 
 
 @pytest.fixture(scope="module")

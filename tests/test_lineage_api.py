@@ -74,7 +74,8 @@ def api(app_settings: Any, embedder: Any, story: Story) -> Iterator[Any]:
     settings.api.api_tokens = SecretStr(
         f"shop-token-0123456789={story.shop};both-token-0123456789={story.shop},{story.billing}"
     )
-    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+    app = create_app(settings, embedder=embedder, wait_ready=True)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         yield client
 
 

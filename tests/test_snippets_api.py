@@ -305,7 +305,8 @@ def token_client(app_settings: Any, embedder: Any) -> Any:
 
     settings = app_settings.model_copy(deep=True)
     settings.api.api_tokens = SecretStr("alpha-token-0123456789=team-a")
-    with TestClient(create_app(settings, embedder=embedder, wait_ready=True)) as client:
+    app = create_app(settings, embedder=embedder, wait_ready=True)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         yield client
 
 
