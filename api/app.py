@@ -198,7 +198,7 @@ def create_app(
                 if wait_ready:
                     await services.warm_up()
                 else:
-                    tasks.start_soon(_warm_up_quietly, services)
+                    tasks.start_soon(warm_up_until_ready, services)
                 if settings.maintain.every_s:
                     tasks.start_soon(maintain_periodically, services, settings.maintain.every_s)
                 yield {"services": services}
@@ -224,7 +224,19 @@ def create_app(
     return app
 
 
-async def _warm_up_quietly(services: Services) -> None:
-    # The error is kept on services.readiness and shown by /readyz; the server stays up.
-    with contextlib.suppress(Exception):
-        await services.warm_up()
+_WARM_UP_RETRY_MAX_S = 30.0
+
+
+async def warm_up_until_ready(services: Services) -> None:
+    """Start-up in the background, tried again with a growing wait until it succeeds: Neo4j
+    briefly away at start must not leave the service unready until a restart. Meanwhile
+    /readyz answers 503 with the last error."""
+    wait = services.settings.api.warm_up_retry_s
+    while True:
+        try:
+            await services.warm_up()
+            return
+        except Exception:  # kept on services.readiness (and logged) by warm_up
+            COUNTERS.increment("warm_up_failures")
+        await anyio.sleep(wait)
+        wait = min(wait * 2, _WARM_UP_RETRY_MAX_S)

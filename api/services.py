@@ -67,6 +67,7 @@ class Services:
         """Start the embedded Neo4j if we own it, load the model, apply the schema."""
         try:
             await self._warm_up()
+            self.readiness.error = None  # a retry that succeeds clears the last failure
         except Exception as exc:
             self.readiness.error = f"{type(exc).__name__}: {exc}"
             log.exception("start-up failed")
@@ -75,7 +76,8 @@ class Services:
     async def _warm_up(self) -> None:
         started = time.perf_counter()
         if self.embedded is not None:
-            self.started_embedded = await anyio.to_thread.run_sync(self.embedded.start)
+            ours = await anyio.to_thread.run_sync(self.embedded.start)
+            self.started_embedded = self.started_embedded or ours  # a retry finds it up
             self.readiness.timings["neo4j_start_s"] = time.perf_counter() - started
         await self.driver.verify_connectivity()
         self.server = await self.store.server_info()

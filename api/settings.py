@@ -34,6 +34,9 @@ class ApiSettings(BaseSettings):
         description="Names the API answers to (Host header), comma-separated; '*.example.com' "
         "for a domain, '*' for any. The address in METISGRAPH_HOST is always allowed",
     )
+    warm_up_retry_s: float = Field(
+        default=1.0, gt=0, description="First wait before a failed start-up is tried again"
+    )
     max_query_depth: int = 12
     max_query_tokens: int = 4000
     max_aliases: int = 20
