@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections import OrderedDict
@@ -64,7 +65,7 @@ class Embedder:
         # lane of their own, so a recall never queues behind an ingest batch.
         self._limiter = anyio.CapacityLimiter(1)
         self._query_limiter = anyio.CapacityLimiter(1)
-        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
         self._queries_lock = threading.Lock()
 
     @property
@@ -147,30 +148,34 @@ class Embedder:
         """``encode`` in a worker thread, so the event loop keeps serving."""
         return await anyio.to_thread.run_sync(self.encode, texts, limiter=self._limiter)
 
-    def encode_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Vectors of a question's few texts, remembered (LRU): agents ask again."""
+    def encode_queries(self, texts: Sequence[str], *, tenant: str) -> NDArray[np.float32]:
+        """Vectors of a question's few texts, remembered (LRU): agents ask again.
+
+        Remembered per ``tenant``: a question another tenant asked is never a hit, so how
+        fast a recall answers says nothing about what others asked.
+        """
+        keys = [(tenant, t) for t in texts]
         with self._queries_lock:
-            known = {t: self._queries[t] for t in texts if t in self._queries}
-            for text in known:
-                self._queries.move_to_end(text)
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
+            known = {k: self._queries[k] for k in keys if k in self._queries}
+            for key in known:
+                self._queries.move_to_end(key)
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
         if missing:
-            fresh = self.encode(missing)
+            fresh = self.encode([text for _, text in missing])
             with self._queries_lock:
-                for text, vector in zip(missing, fresh, strict=True):
-                    known[text] = vector
-                    self._queries[text] = vector
+                for key, vector in zip(missing, fresh, strict=True):
+                    known[key] = vector
+                    self._queries[key] = vector
                 while len(self._queries) > self.settings.query_cache:
                     self._queries.popitem(last=False)
         if not texts:
             return self.encode(texts)
-        return np.stack([known[t] for t in texts])
+        return np.stack([known[k] for k in keys])
 
-    async def aencode_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+    async def aencode_queries(self, texts: Sequence[str], *, tenant: str) -> NDArray[np.float32]:
         """``encode_queries`` in a worker thread, in the questions' own lane."""
-        return await anyio.to_thread.run_sync(
-            self.encode_queries, texts, limiter=self._query_limiter
-        )
+        work = functools.partial(self.encode_queries, texts, tenant=tenant)
+        return await anyio.to_thread.run_sync(work, limiter=self._query_limiter)
 
     def tokenizer(self) -> Any:
         self.load()

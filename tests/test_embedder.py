@@ -39,20 +39,30 @@ def test_a_repeated_text_is_embedded_once_per_call() -> None:
 
 def test_questions_are_remembered_and_the_oldest_forgotten() -> None:
     embedder, model = _embedder(query_cache=2)
-    embedder.encode_queries(["q1", "error"])
-    again = embedder.encode_queries(["q1", "error"])
+    embedder.encode_queries(["q1", "error"], tenant="a")
+    again = embedder.encode_queries(["q1", "error"], tenant="a")
     assert model.asked == [["q1", "error"]]
     assert [v[0] for v in again] == [2.0, 5.0]
-    embedder.encode_queries(["q22"])  # forgets q1, the least recently used
-    embedder.encode_queries(["q1", "error"])
+    embedder.encode_queries(["q22"], tenant="a")  # forgets q1, the least recently used
+    embedder.encode_queries(["q1", "error"], tenant="a")
     assert model.asked[-1] == ["q1"]
+
+
+def test_a_question_remembered_for_one_tenant_is_new_to_another() -> None:
+    """Shared, the cache let one tenant time another's questions: a hit answers faster."""
+    embedder, model = _embedder()
+    embedder.encode_queries(["what did b ask?"], tenant="b")
+    embedder.encode_queries(["what did b ask?"], tenant="a")
+    assert model.asked == [["what did b ask?"], ["what did b ask?"]]
+    embedder.encode_queries(["what did b ask?"], tenant="a")
+    assert len(model.asked) == 2  # a's own question is remembered for a
 
 
 @pytest.mark.anyio
 async def test_questions_do_not_queue_behind_ingest() -> None:
     embedder, _ = _embedder()
     async with embedder._limiter:  # an ingest batch holds the model's lane
-        vectors = await embedder.aencode_queries(["still answered"])
+        vectors = await embedder.aencode_queries(["still answered"], tenant="a")
     assert vectors.shape == (1, 4)
 
 

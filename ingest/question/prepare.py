@@ -38,8 +38,10 @@ class PreparedQuestion:
     error_at: int | None
 
     async def vectors(self, embedder: Embedder) -> QuestionVectors:
-        """The question's vectors, embedded in the questions' own lane."""
-        found = await embedder.aencode_queries(list(self.texts))
+        """The question's vectors, embedded in the questions' own lane; remembered for the
+        projects asked only (one tenant's questions never warm another's)."""
+        tenant = "\n".join(sorted(self.request.projects))
+        found = await embedder.aencode_queries(list(self.texts), tenant=tenant)
 
         def at(index: int | None) -> Vector | None:
             return None if index is None else Vector(found[index].tolist())
