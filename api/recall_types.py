@@ -27,7 +27,16 @@ from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import PatternHit as FoundPattern
 from metisgraph.ingest.question import Question
 
-__all__ = ["RecallContext", "RecallFilter", "RecallQuery", "RecallResult"]
+__all__ = [
+    "Episode",
+    "RecallContext",
+    "RecallFilter",
+    "RecallQuery",
+    "RecallResult",
+    "RecallWarning",
+    "episode_view",
+    "recall_filters",
+]
 
 
 @strawberry.input(description="What the caller knows besides the question.")
@@ -258,7 +267,7 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def _episode(row: dict[str, Any]) -> Episode:
+def episode_view(row: dict[str, Any]) -> Episode:
     return Episode(
         id=row["id"],
         project=row["project"],
@@ -380,7 +389,7 @@ def _why(hit: Hit) -> Why:
 
 def _hit(hit: Hit) -> RecallHit:
     return RecallHit(
-        episode=_episode(hit.episode),
+        episode=episode_view(hit.episode),
         score=hit.score,
         why=_why(hit),
         snippets=[_bridge(s) for s in hit.snippets],
@@ -407,14 +416,14 @@ def _hit(hit: Hit) -> RecallHit:
 
 def _conflict(conflict: FoundConflict, hits: dict[str, Hit]) -> Conflict:
     return Conflict(
-        a=_episode(hits[conflict.a].episode),
-        b=_episode(hits[conflict.b].episode),
+        a=episode_view(hits[conflict.a].episode),
+        b=episode_view(hits[conflict.b].episode),
         reason=conflict.reason,
         similarity=conflict.similarity,
     )
 
 
-def _filters(given: RecallFilter | None) -> RecallFilters:
+def recall_filters(given: RecallFilter | None) -> RecallFilters:
     """The GraphQL filter as recall's one filter type (an empty list asks for nothing)."""
     if given is None:
         return RecallFilters()
@@ -450,7 +459,7 @@ def _question(
         environment=environment_record(context.environment),
         tags=tuple(context.tags or ()),
         tools=tuple(context.tools or ()),
-        filters=_filters(filter),
+        filters=recall_filters(filter),
         preset=preset,
     )
 

@@ -2,7 +2,8 @@
 request is held to.
 
 Areas: record_types (write memory), memory_types (review, forget), recall_types,
-snippet_types, verification_types; the types they share are in common_types.
+plan_types (planContext), snippet_types, verification_types; the types they share are in
+common_types.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from metisgraph.api.errors import MaskInternalErrors
 from metisgraph.api.explore_types import ExploreQuery
 from metisgraph.api.lineage_types import LineageQuery
 from metisgraph.api.memory_types import MemoryMutation
+from metisgraph.api.plan_types import PlanQuery
 from metisgraph.api.recall_types import RecallQuery
 from metisgraph.api.record_types import RecordMutation
 from metisgraph.api.review_types import ReviewMutation, ReviewQuery
@@ -36,7 +38,16 @@ __all__ = ["build_schema"]
 
 # Each area contributes its own query and mutation fields; the schema merges them.
 Query = merge_types(
-    "Query", (RecallQuery, SnippetQuery, LineageQuery, ExploreQuery, AnalyticsQuery, ReviewQuery)
+    "Query",
+    (
+        RecallQuery,
+        PlanQuery,
+        SnippetQuery,
+        LineageQuery,
+        ExploreQuery,
+        AnalyticsQuery,
+        ReviewQuery,
+    ),
 )
 Mutation = merge_types(
     "Mutation",

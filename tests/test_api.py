@@ -182,6 +182,8 @@ def test_tokens_guard_every_operation(token_client: Any) -> None:
         '{ searchSnippets(project: "team-b", calls: ["read_sql"]) { score } }',
         'mutation { verifySnippet(project: "team-b", snippetId: "x") { status } }',
         '{ recall(project: "team-a", query: "x", context: {projects: ["team-b"]}) { abstained } }',
+        '{ planContext(project: "team-b", task: {goal: "x"}) { prompt } }',
+        '{ planContext(project: "team-a", task: {goal: "x", projects: ["team-b"]}) { prompt } }',
     ]
     for operation in operations:
         body = token_client.post("/graphql", json={"query": operation}, headers=headers).json()

@@ -1,0 +1,108 @@
+"""planContext as a service: recall for the task, the code to reuse, fitted into a prompt.
+
+Recall answers as it does for `recall` (``recall_service.answer``) and code comes from the
+snippet search (``snippet_service.search``); here the answers become numbered memories and
+the planning prompt, within the caller's token budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from metisgraph.api.context import UserError
+from metisgraph.api.plan_memories import memories_from
+from metisgraph.api.plan_prompt import BudgetTooSmall, Fitted, Memory, PlanTask, fit
+from metisgraph.api.prompt_tokens import prompt_tokenizer
+from metisgraph.api.recall_service import answer
+from metisgraph.api.services import Services
+from metisgraph.api.snippet_service import search
+from metisgraph.graph import RecallFilters, RecallOutcome
+from metisgraph.ingest import EnvironmentInput
+from metisgraph.ingest.question import Question
+
+__all__ = ["MAX_BUDGET", "MAX_PLAN_K", "PlanRequest", "Planned", "plan_context"]
+
+MAX_PLAN_K = 50
+MAX_BUDGET = 100_000
+_SNIPPETS = 3  # snippets the search adds beside those across the recalled episodes' bridge
+_FIELD_CHARS = 20_000  # goal, description, state: a plan's inputs, not a log dump
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    project: str
+    goal: str
+    description: str | None = None
+    state: str | None = None
+    error: str | None = None
+    environment: EnvironmentInput | None = None
+    tools: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+    k: int = 8
+    budget: int = 2000
+    require_verified: bool = False
+    filters: RecallFilters = field(default_factory=RecallFilters)
+
+    @property
+    def all_projects(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self.project, *self.projects)))
+
+
+@dataclass(frozen=True)
+class Planned:
+    fitted: Fitted
+    considered: list[Memory]
+    recall: RecallOutcome
+    tokenizer: str
+
+
+def _check(req: PlanRequest) -> None:
+    if not req.goal.strip():
+        raise UserError("task.goal: must not be blank")
+    if not 1 <= req.k <= MAX_PLAN_K:
+        raise UserError(f"k must be between 1 and {MAX_PLAN_K}, got {req.k}")
+    if not 1 <= req.budget <= MAX_BUDGET:
+        raise UserError(f"budget must be between 1 and {MAX_BUDGET} tokens, got {req.budget}")
+    for name in ("goal", "description", "state"):
+        text = getattr(req, name) or ""
+        if len(text) > _FIELD_CHARS:
+            raise UserError(f"task.{name}: at most {_FIELD_CHARS} characters, got {len(text)}")
+
+
+def _environment_text(env: EnvironmentInput | None) -> str | None:
+    if env is None:
+        return None
+    runtime = " ".join(v for v in (env.runtime, env.runtime_version) if v)
+    packages = [f"{name} {version}" for name, version in sorted(env.packages.items())]
+    parts = [env.os, env.os_version, env.arch, runtime, *packages]
+    return ", ".join(p for p in parts if p) or None
+
+
+def _question(req: PlanRequest) -> Question:
+    query = "\n".join(t.strip() for t in (req.goal, req.description or "", req.state or "") if t)
+    return Question(
+        project=req.project, query=query.strip(), k=req.k, projects=req.projects,
+        error=req.error, environment=req.environment, tools=req.tools, filters=req.filters,
+    )  # fmt: skip
+
+
+async def plan_context(services: Services, req: PlanRequest) -> Planned:
+    """The memories that help plan the task, and the prompt that holds as many as fit."""
+    _check(req)
+    recalled = await answer(services, _question(req))
+    searched = await search(
+        services, project=req.project, query=req.goal, language=None, kind=None, imports=[],
+        calls=[], k=_SNIPPETS, environment=req.environment,
+        require_verified=req.require_verified,
+    )  # fmt: skip
+    memories = memories_from(recalled, searched, verified_only=req.require_verified)
+    task = PlanTask(
+        goal=req.goal, description=req.description, state=req.state, error=req.error,
+        environment=_environment_text(req.environment), tools=req.tools,
+    )  # fmt: skip
+    tokenizer = prompt_tokenizer()
+    try:
+        fitted = fit(task, memories, req.budget, tokenizer.count)
+    except BudgetTooSmall as error:
+        raise UserError(str(error)) from None
+    return Planned(fitted, memories, recalled, tokenizer.name)
