@@ -30,9 +30,12 @@ $(DEPS_STAMP): pyproject.toml | $(BIN)/python
 
 # The package itself is reinstalled on every run, non-editable, so tests see what ships.
 # build/ goes first: setuptools ships whatever build/lib holds, even a module since moved.
+# The client (sdk/, its own distribution) beside it: its only dependencies, httpx and
+# pydantic, come with the project's.
 install: $(DEPS_STAMP)
-	rm -rf build
+	rm -rf build sdk/build
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall .
+	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./sdk
 
 run: install
 	$(BIN)/metisgraph serve --demo
@@ -46,7 +49,7 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api
+	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api -p metisgraph_client
 
 # The bench extra (chromadb, the baseline) once per pyproject.toml. BENCH_ARGS=--quick for a
 # run of a few minutes; the full run embeds its 100k corpus once (hours on 2 cores), then

@@ -140,3 +140,48 @@ def gql(client: Any) -> Any:
         return body
 
     return post
+
+
+class _ServerThread:
+    """A real uvicorn server for an ASGI app, in a thread, on a free loopback port."""
+
+    def __init__(self, app: Any) -> None:
+        import threading
+
+        import uvicorn
+
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> str:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 120
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.05)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def serve() -> Any:
+    """Serve an ASGI app over real HTTP: ``with serve(app) as url: …``."""
+    return _ServerThread
+
+
+@pytest.fixture(scope="session")
+def api_url(app_settings: Any, embedder: Any) -> Iterator[str]:
+    """The real app (real Neo4j, real model) served over HTTP on a free loopback port."""
+    from metisgraph.api.app import create_app
+
+    app = create_app(app_settings, embedder=embedder, wait_ready=True)
+    with _ServerThread(app) as url:
+        yield url

@@ -1,0 +1,56 @@
+"""metisgraph-client: the Python client of metisgraph (httpx and pydantic only)."""
+
+from metisgraph_client._client import AsyncClient, Client
+from metisgraph_client._errors import (
+    AuthError,
+    MetisgraphError,
+    NotReady,
+    QueryError,
+    TransportError,
+)
+from metisgraph_client._loop import (
+    Executor,
+    Model,
+    ModelReplyError,
+    Observation,
+    Step,
+    StepRecord,
+    TaskReport,
+    parse_step,
+    run_task,
+)
+from metisgraph_client._models import (
+    OutcomeStats,
+    PlanContext,
+    PlanMemory,
+    RecallResult,
+    RecordResult,
+    SnippetHit,
+)
+from metisgraph_client._openai import OpenAIChatModel
+
+__all__ = [
+    "AsyncClient",
+    "AuthError",
+    "Client",
+    "Executor",
+    "MetisgraphError",
+    "Model",
+    "ModelReplyError",
+    "NotReady",
+    "Observation",
+    "OpenAIChatModel",
+    "OutcomeStats",
+    "PlanContext",
+    "PlanMemory",
+    "QueryError",
+    "RecallResult",
+    "RecordResult",
+    "SnippetHit",
+    "Step",
+    "StepRecord",
+    "TaskReport",
+    "TransportError",
+    "parse_step",
+    "run_task",
+]

@@ -1,0 +1,105 @@
+"""Typed results: the fields of the GraphQL answers the client asks for."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "OutcomeStats",
+    "PlanContext",
+    "PlanMemory",
+    "RecallHit",
+    "RecallResult",
+    "RecordResult",
+    "SnippetHit",
+]
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class PlanMemory(_Answer):
+    label: str
+    id: str
+    kind: str
+    text: str
+    why: str
+    score: float
+    tokens: int
+    related: list[str] = Field(default_factory=list)
+
+    @property
+    def takes_feedback(self) -> bool:
+        """Whether recordOutcome applies to it (an episode or a snippet, not a conflict)."""
+        return self.kind in ("success", "failure", "experience", "snippet")
+
+
+class PlanContext(_Answer):
+    memories: list[PlanMemory]
+    prompt: str
+    tokens: int
+    budget: int
+    tokenizer: str
+    left_out: int
+    considered: int
+    abstained: bool
+    reason: str | None = None
+
+    def memory(self, label: str) -> PlanMemory | None:
+        return next((m for m in self.memories if m.label == label), None)
+
+
+class RecallEpisode(_Answer):
+    id: str
+    summary: str
+    outcome: str
+    task_id: str | None = None
+    uses: int | None = None
+    successes: int | None = None
+    failures: int | None = None
+
+
+class RecallHit(_Answer):
+    episode: RecallEpisode
+    score: float
+
+
+class RecallResult(_Answer):
+    hits: list[RecallHit]
+    abstained: bool
+    reason: str | None = None
+
+
+class FieldProblem(_Answer):
+    field: str
+    message: str
+
+
+class RecordResult(_Answer):
+    id: str | None
+    status: str
+    errors: list[FieldProblem] = Field(default_factory=list)
+
+
+class OutcomeStats(_Answer):
+    memory_id: str
+    kind: str
+    uses: int
+    successes: int
+    failures: int
+    success_rate: float | None = None
+
+
+class SnippetRef(_Answer):
+    id: str
+    name: str | None = None
+    language: str
+    template: str
+    success_rate: float | None = None
+
+
+class SnippetHit(_Answer):
+    snippet: SnippetRef
+    score: float

@@ -1,0 +1,196 @@
+"""metisgraph-client on the real service over HTTP (real Neo4j, real model): typed results,
+idempotent writes, clear errors, retries, and the plan → execute → observe → memorize loop
+with a scripted stand-in model and through the OpenAI-compatible adapter."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from metisgraph_client import (
+    AsyncClient,
+    Client,
+    Observation,
+    OpenAIChatModel,
+    QueryError,
+    Step,
+    TransportError,
+    run_task,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = "import the orders csv export into a pandas dataframe"
+PLAIN = "python load.py orders.csv"
+LATIN1 = "python load.py --encoding latin-1 orders.csv"
+TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/etl/load.py", line 12, in load_orders\n'
+    "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position 1042"
+)
+_BLOCK = re.compile(r"^(M\d+) \[(\w+)\][^\n]*\n((?:   [^\n]*\n?)*)", re.MULTILINE)
+
+
+def scripted_model(prompt: str) -> str:
+    """A stand-in model that acts only on what its prompt holds: it follows a success whose
+    command it knows, avoids the commands of failures, and cites what it relied on."""
+    memories = prompt.split("## Memories", 1)[1].split("## Rules", 1)[0]
+    did = {label: (kind, re.search(r"did: (.*)", body)) for label, kind, body in
+           _BLOCK.findall(memories)}  # fmt: skip
+    done = {label: (kind, m.group(1).strip()) for label, (kind, m) in did.items() if m}
+    for label, (kind, command) in done.items():
+        if kind == "success" and command in (PLAIN, LATIN1):
+            return _reply(command, f"M{label[1:]} worked before", [label])
+    failed = [(label, command) for label, (kind, command) in done.items() if kind == "failure"]
+    for command in (PLAIN, LATIN1):
+        if command not in {c for _, c in failed}:
+            cites = [label for label, c in failed]
+            return _reply(command, "import the orders csv with pandas", cites)
+    return _reply("give up", "nothing left to try", [])
+
+
+def _reply(action: str, reasoning: str, cites: list[str]) -> str:
+    return json.dumps({"action": action, "parameters": {}, "reasoning":
+                       f"Import the orders csv export into pandas: {reasoning}",
+                       "cites": cites})  # fmt: skip
+
+
+def executor(step: Step) -> Observation:
+    """The world of the task: the plain read fails on a latin-1 byte, the latin-1 read works."""
+    if step.action == LATIN1:
+        return Observation("12000 rows loaded", success=True, done=True)
+    if step.action == PLAIN:
+        return Observation("load.py crashed", success=False, error=TRACE)
+    return Observation("unknown command", success=False, done=True)
+
+
+def test_the_loop_learns_from_its_first_run(api_url: str, project: str) -> None:
+    with Client(api_url) as client:
+        first = run_task(client, project, GOAL, model=scripted_model, executor=executor)
+        second = run_task(client, project, GOAL, model=scripted_model, executor=executor)
+        assert first.resolved and [s.step.action for s in first.steps] == [PLAIN, LATIN1]
+        # The second step cited the first step's failure (to avoid it).
+        assert first.steps[1].cited == [first.steps[0].episode_id]
+        assert second.resolved and [s.step.action for s in second.steps] == [LATIN1]
+        assert second.steps[0].cited == [first.steps[1].episode_id]
+        # Outcome feedback went to every cited memory, and reads back from the graph.
+        (feedback,) = second.feedback
+        assert feedback.memory_id == first.steps[1].episode_id and feedback.successes >= 1
+        hits = client.recall(project, GOAL, k=5).hits
+        learned = next(h.episode for h in hits if h.episode.id == first.steps[1].episode_id)
+        assert learned.uses == 1 and learned.successes == 1
+
+
+def test_results_are_typed_and_writes_repeat_safely(api_url: str, project: str) -> None:
+    with Client(api_url) as client:
+        task = client.record_task(project, GOAL)
+        assert task.status == "written" and task.id and task.id.startswith("task-")
+        fields = {"id": "ep-fixed-1", "taskId": task.id, "outcome": "success",
+                  "action": {"command": LATIN1}}  # fmt: skip
+        assert client.record_episode(project, "read the csv as latin-1", **fields).status == (
+            "written"
+        )
+        again = client.record_episode(project, "read the csv as latin-1", **fields)
+        assert (again.id, again.status) == ("ep-fixed-1", "unchanged")
+        plan = client.plan_context(project, GOAL, budget=1500)
+        assert plan.memories[0].id == "ep-fixed-1" and plan.memories[0].label == "M1"
+        assert plan.tokens <= 1500 and plan.memories[0].text in plan.prompt
+        with pytest.raises(QueryError, match="budget: the prompt without any memory"):
+            client.plan_context(project, GOAL, budget=10)
+        with pytest.raises(QueryError, match="memoryId: no snippet or episode"):
+            client.record_outcome(project, "ep-nope", True)
+
+
+@pytest.mark.anyio
+async def test_the_async_client_answers_alike(api_url: str, project: str) -> None:
+    async with AsyncClient(api_url) as client:
+        await client.record_episode(project, "read the orders csv as latin-1", outcome="success")
+        plan = await client.plan_context(project, GOAL)
+        assert plan.memories and plan.memories[0].kind == "success"
+
+
+def _flaky(failures: int, status: int = 503) -> tuple[httpx.MockTransport, list[str]]:
+    """A transport that fails `failures` times, then answers; it logs what it was sent."""
+    sent: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content)["variables"].get("input", {}).get("id", "-"))
+        if len(sent) <= failures:
+            return httpx.Response(status)
+        return httpx.Response(200, json={"data": {"result": {"id": sent[-1],
+                                                             "status": "written"}}})  # fmt: skip
+
+    return httpx.MockTransport(handle), sent
+
+
+def test_retries_send_the_same_idempotency_key() -> None:
+    transport, sent = _flaky(2)
+    with Client("http://service", transport=transport, backoff=0.0) as client:
+        done = client.record_episode("p", "x")
+    assert len(sent) == 3 and len(set(sent)) == 1 and done.id == sent[0]
+    transport, sent = _flaky(5)
+    with Client("http://service", transport=transport, backoff=0.0, retries=2) as client,\
+            pytest.raises(TransportError):  # fmt: skip
+        client.record_episode("p", "x")
+    assert len(sent) == 3
+
+
+def test_an_outcome_is_never_sent_twice() -> None:
+    transport, sent = _flaky(1)
+    with Client("http://service", transport=transport, backoff=0.0) as client,\
+            pytest.raises(TransportError):  # fmt: skip
+        client.record_outcome("p", "ep-1", True)
+    assert len(sent) == 1
+
+
+def _stub_model(calls: list[dict[str, Any]]) -> Starlette:
+    """A loopback OpenAI-compatible endpoint that answers with the scripted model."""
+
+    async def completions(request: Request) -> JSONResponse:
+        body = await request.json()
+        calls.append({"body": body, "auth": request.headers.get("authorization")})
+        reply = scripted_model(body["messages"][-1]["content"])
+        return JSONResponse({"choices": [{"message": {"role": "assistant", "content": reply}}]})
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+def test_the_openai_adapter_drives_the_loop(api_url: str, project: str, serve: Any) -> None:
+    calls: list[dict[str, Any]] = []
+    with serve(_stub_model(calls)) as stub, Client(api_url) as client:
+        model = OpenAIChatModel(f"{stub}/v1", model="stand-in", api_key="sk-test-1")
+        report = run_task(client, project, GOAL, model=model, executor=executor)
+        model.close()
+    assert report.resolved and len(report.steps) == len(calls) == 2
+    assert calls[0]["body"]["model"] == "stand-in" and calls[0]["auth"] == "Bearer sk-test-1"
+    assert "## Goal\n" + GOAL in calls[0]["body"]["messages"][0]["content"]
+
+
+def test_the_client_installs_without_the_server() -> None:
+    declared = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]
+    assert sorted(d.split(">")[0] for d in declared["dependencies"]) == ["httpx", "pydantic"]
+    probe = ("import sys, metisgraph_client; heavy = {'torch', 'neo4j', 'metisgraph', "
+             "'sentence_transformers', 'strawberry'} & {m.split('.')[0] for m in sys.modules};"
+             "print(sorted(heavy))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_public_face_is_what_it_claims() -> None:
+    import metisgraph_client
+
+    public = {n for n in vars(metisgraph_client) if not n.startswith("_")}
+    assert set(metisgraph_client.__all__) == public
+    assert all(getattr(metisgraph_client, n) is not None for n in metisgraph_client.__all__)
