@@ -1,5 +1,5 @@
-"""The Starlette application: GraphQL at /graphql, /export, the explorer page at /explore,
-/healthz and /readyz."""
+"""The Starlette application: GraphQL at /graphql, MCP at /mcp, /export, the explorer page
+at /explore, /healthz and /readyz."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 from typing import Any, TypedDict
 
 import anyio
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
 from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -18,12 +20,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from metisgraph.api.auth import ANONYMOUS, Caller, TokenTable, parse_tokens
+from metisgraph.api.auth import TokenTable, parse_tokens
 from metisgraph.api.context import Context
 from metisgraph.api.explorer import explorer_routes
 from metisgraph.api.exports_route import export_endpoint
 from metisgraph.api.hosts import HostCheck
 from metisgraph.api.maintain_service import maintain_periodically
+from metisgraph.api.mcp_runners import in_process
+from metisgraph.api.mcp_tools import build_mcp
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
@@ -42,13 +46,11 @@ class State(TypedDict):
 class MemoryGraphQL(GraphQL[Context, None]):
     """Strawberry's ASGI app with our typed context."""
 
-    def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(build_schema(settings.api), **kwargs)
+    def __init__(self, schema: Any, **kwargs: Any) -> None:
+        super().__init__(schema, **kwargs)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        services: Services = request.state.services
-        caller: Caller = getattr(request.state, "caller", ANONYMOUS)
-        return Context(services=services, caller=caller, request=request)
+        return Context.of_request(request)
 
 
 class Authenticated:
@@ -189,12 +191,24 @@ def create_app(
     """
     settings = settings or load_settings()
     tokens = _tokens(settings)
+    schema = build_schema(settings.api)
+    # MCP over streamable HTTP: the same tools as `metisgraph mcp`, run in-process as the
+    # token's caller. Stateless: each POST is whole, so any worker can answer it. Which Host
+    # names are served is HostCheck's rule (METISGRAPH_ALLOWED_HOSTS) for every route, /mcp
+    # included, so the SDK's own loopback-only Host/Origin list is off; a POST to /mcp must
+    # still be application/json, which a cross-site page cannot send without CORS consent.
+    mcp = build_mcp(in_process(schema))
+    mcp.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
         services = prepare_services(settings, embedder)
         try:
-            async with anyio.create_task_group() as tasks:
+            async with anyio.create_task_group() as tasks, mcp.session_manager.run():
                 if wait_ready:
                     await services.warm_up()
                 else:
@@ -208,14 +222,19 @@ def create_app(
 
     graphql = BodyLimit(
         Authenticated(
-            MemoryGraphQL(settings, graphql_ide="graphiql" if settings.api.dev else None), tokens
+            MemoryGraphQL(schema, graphql_ide="graphiql" if settings.api.dev else None), tokens
         ),
+        settings.api.max_body_bytes,
+    )
+    mcp_http = BodyLimit(
+        Authenticated(StreamableHTTPASGIApp(mcp.session_manager), tokens),
         settings.api.max_body_bytes,
     )
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/graphql", graphql, methods=["GET", "POST"]),
+        Route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"]),
         Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
         *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]

@@ -21,6 +21,7 @@ from metisgraph.api import (
     cli_exports,
     cli_graph,
     cli_maintain,
+    cli_mcp,
     cli_review,
     cli_snippets,
 )
@@ -52,6 +53,7 @@ app.command("export")(cli_exports.export_command)
 app.command("import")(cli_exports.import_command)
 app.command()(cli_maintain.maintain)
 app.add_typer(cli_review.app, name="review")
+app.command("mcp")(cli_mcp.mcp_command)
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
 
-from metisgraph.api.auth import Caller
+from metisgraph.api.auth import ANONYMOUS, Caller
 from metisgraph.api.services import Services
 
 __all__ = ["Context", "Info", "NotReady", "UserError"]
@@ -26,6 +26,14 @@ class Context:
     services: Services
     caller: Caller
     request: Any = None
+
+    @classmethod
+    def of_request(cls, request: Any) -> Context:
+        """The context of an authenticated request (its state holds the services and the
+        caller ``Authenticated`` found): one construction for /graphql and the MCP tools,
+        so both apply the same caller."""
+        caller: Caller = getattr(request.state, "caller", ANONYMOUS)
+        return cls(services=request.state.services, caller=caller, request=request)
 
     def ready_services(self) -> Services:
         readiness = self.services.readiness
