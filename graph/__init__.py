@@ -64,7 +64,13 @@ from metisgraph.graph.refs import (
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import lineage_heads, record_outcome, snippet_detail, snippet_state
-from metisgraph.graph.store import GraphStore, ServerInfo, Transaction, open_driver
+from metisgraph.graph.store import (
+    GraphStore,
+    ServerInfo,
+    Transaction,
+    open_driver,
+    refused_data,
+)
 from metisgraph.graph.vector_health import (
     IndexHealth,
     RepairFailed,
@@ -150,6 +156,7 @@ __all__ = [
     "record_outcome",
     "record_pass",
     "refresh_patterns",
+    "refused_data",
     "repair_vector_index",
     "schema_version",
     "search_snippets",

@@ -17,7 +17,13 @@ from neo4j import (
     unit_of_work,
 )
 from neo4j import Query as Statement
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import (
+    ClientError,
+    DatabaseError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.settings import Neo4jSettings
@@ -29,6 +35,7 @@ __all__ = [
     "ServerInfo",
     "Transaction",
     "open_driver",
+    "refused_data",
 ]
 
 # Seconds a transaction may run before Neo4j ends it (Neo4jSettings sets them per process):
@@ -55,6 +62,18 @@ class ServerInfo:
     def supports_vector_filters(self) -> bool:
         """True when vector indexes take filter properties and SEARCH ... WHERE works."""
         return self.version_tuple[:2] >= _SEARCH_FILTER_SINCE
+
+
+def refused_data(exc: BaseException) -> str | None:
+    """Why Neo4j would not store what it was given (a value too large to index, a
+    constraint), or None when the error is not about the data: Neo4j away, busy or
+    timing out, which a retry of the same data may get past."""
+    code = str(getattr(exc, "code", None) or "")
+    about_data = code.split(".")[2:3] in (["Statement"], ["Schema"])  # not Security, Transaction
+    if isinstance(exc, ClientError | DatabaseError) and about_data:
+        message = " ".join(str(exc.message or "").split())
+        return f"{exc.code}: {message[:300]}"
+    return None
 
 
 def open_driver(uri: str, username: str, password: str) -> AsyncDriver:

@@ -24,6 +24,9 @@ from metisgraph.ingest.sanitize.redaction import redact_id
 
 __all__ = [
     "MAX_CODE_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_TAGS",
+    "MAX_TAG_BYTES",
     "SCHEMA_VERSION",
     "Action",
     "EnvironmentInput",
@@ -52,6 +55,24 @@ Tag = Annotated[
         pattern=r"^[^:\s][^:]{0,63}:.{1,256}$", strip_whitespace=True, max_length=321
     ),
 ]
+
+# Episode tags are one range-indexed list: Neo4j refuses to index a list over ~8 KB, so a
+# record with more would fail its whole batch. Real records carry a handful.
+MAX_TAGS = 64
+MAX_NAME_CHARS = 256
+MAX_TAG_BYTES = 4_000
+
+
+def _tags_fit(tags: list[str]) -> list[str]:
+    size = sum(len(tag.encode("utf-8", "surrogatepass")) for tag in tags)
+    if size > MAX_TAG_BYTES:
+        raise ValueError(f"at most {MAX_TAG_BYTES:,} bytes of tags in all, got {size:,}")
+    return tags
+
+
+Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS), AfterValidator(_tags_fit)]
+# Names that become keys of their own nodes (range-indexed): far below the index limit.
+Name = Annotated[str, StringConstraints(max_length=MAX_NAME_CHARS)]
 
 
 class Outcome(StrEnum):
@@ -112,7 +133,7 @@ class EnvironmentInput(_Record):
     arch: str | None = None
     runtime: str | None = None
     runtime_version: str | None = None
-    packages: dict[str, str] = Field(default_factory=dict)
+    packages: dict[Name, Name] = Field(default_factory=dict)
 
 
 # Code is analysed whole (parsed, checked, templated), so longer code is refused, not cut.
@@ -123,7 +144,7 @@ class SnippetInput(_Record):
     """Code recorded inline with an episode, or on its own (see SnippetRecord)."""
 
     code: str = Field(min_length=1, max_length=MAX_CODE_CHARS)
-    language: str | None = None
+    language: str | None = Field(default=None, max_length=64)
     kind: SnippetKind | None = None
     name: str | None = None
     description: str | None = None
@@ -151,7 +172,7 @@ class TaskRecord(_Record):
     outcome: Outcome = Outcome.unknown
     started_at: datetime | None = None
     ended_at: datetime | None = None
-    tags: list[Tag] = Field(default_factory=list)
+    tags: Tags = Field(default_factory=list)
     agent: str | None = Field(default=None, description="Agent or person that worked the task")
     run: str | None = Field(
         default=None,
@@ -194,12 +215,12 @@ class EpisodeRecord(_Record):
         description="Error text or stack trace, if any (over 100,000 characters: head and tail)",
     )
     outcome: Outcome = Outcome.unknown
-    tags: list[Tag] = Field(default_factory=list)
+    tags: Tags = Field(default_factory=list)
     source: Source = Source.inferred
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     created_at: datetime | None = None
     environment: EnvironmentInput | None = None
-    tools: list[str] = Field(default_factory=list)
+    tools: list[Name] = Field(default_factory=list)
     snippets: list[SnippetInput] = Field(default_factory=list)
 
     @field_validator("summary")

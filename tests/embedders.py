@@ -1,4 +1,4 @@
-"""A fake embedder for tests of code that does not care about meaning."""
+"""A fake embedder for tests of code that does not care about meaning (never recall quality)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import numpy as np
 
 from metisgraph.ingest.embeddings import Embedder
 
+DIMENSION = 384  # the real model's, so the test database's vector indexes take the vectors
+
 
 class HashEmbedder(Embedder):
     """A deterministic unit vector per text; counts the texts it is given."""
@@ -20,16 +22,17 @@ class HashEmbedder(Embedder):
 
     @property
     def dimension(self) -> int:
-        return 384
+        return DIMENSION
 
     def load(self) -> None:
         return None
 
     def encode(self, texts: Sequence[str]) -> Any:
         self.calls.append(len(texts))
-        out = np.empty((len(texts), 384), dtype=np.float32)
+        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         for i, text in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-            row = np.random.default_rng(seed).standard_normal(384)
+            data = text.encode("utf-8", "surrogatepass")  # fuzzed text may hold lone surrogates
+            seed = int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+            row = np.random.default_rng(seed).standard_normal(DIMENSION)
             out[i] = row / np.linalg.norm(row)
         return out

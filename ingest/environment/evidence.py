@@ -21,6 +21,8 @@ __all__ = [
     "os_name",
 ]
 
+_LONGEST = 256  # characters of a package name or version: more is no package
+
 DIRECT, SECONDARY, INFERRED = 3, 2, 1
 
 
@@ -86,7 +88,7 @@ class Evidence:
         self._put(self.runtimes, RUNTIMES.get(name.lower(), name.lower()), version, rank)
 
     def package(self, name: str, version: str, rank: int, ecosystem: str = "python") -> None:
-        if name and version:
+        if name and version and len(name) <= _LONGEST and len(version) <= _LONGEST:
             self._put(self.packages, normalize_package(name, ecosystem), version, rank)
 
 

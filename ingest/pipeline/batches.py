@@ -13,7 +13,13 @@ from typing import TypeVar
 import anyio
 
 from metisgraph.graph import COUNTERS
-from metisgraph.ingest.adapters.base import Parsed, Record, Refused, SourceRef, refuse
+from metisgraph.ingest.adapters.base import (
+    Parsed,
+    Record,
+    Refused,
+    SourceRef,
+    refuse,
+)
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.prepare.episode import (
     PreparedEpisode,
@@ -22,6 +28,7 @@ from metisgraph.ingest.prepare.episode import (
     prepare_task,
 )
 from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord, VerdictRecord
+from metisgraph.ingest.snippets.batch import PreparedSnippet
 
 __all__ = ["Batch", "Done", "Item", "PrepareAhead", "Prepared", "batches", "prepare_batch"]
 
@@ -46,6 +53,35 @@ class Batch:
     def ref(self, record: Record) -> SourceRef:
         return self.refs.get(id(record), SourceRef("ingest"))
 
+    def add(self, parsed: Parsed) -> None:
+        record = parsed.record
+        if isinstance(record, TaskRecord):
+            self.tasks.append(record)
+        elif isinstance(record, EpisodeRecord):
+            self.episodes.append(record)
+        elif isinstance(record, VerdictRecord):
+            self.verdicts.append(record)
+        else:
+            self.snippets.append(record)
+        self.refs[id(record)] = parsed.ref
+
+    def halves(self) -> tuple[Batch, Batch]:
+        """The records in two batches, in order (tasks still before episodes)."""
+        records: list[TaskRecord | EpisodeRecord | SnippetRecord | VerdictRecord]
+        records = [*self.tasks, *self.episodes, *self.snippets, *self.verdicts]
+        middle = len(records) // 2
+        out = (Batch(), Batch())
+        for n, record in enumerate(records):
+            out[n >= middle].add(Parsed(record, self.refs[id(record)]))
+        return out
+
+    def refusal(self, reason: str) -> Refused:
+        """The refusal of a batch's one record (a batch Neo4j would not store, split down)."""
+        assert len(self) == 1
+        record = [*self.tasks, *self.episodes, *self.snippets, *self.verdicts][0]
+        raw = record.model_dump(mode="json", exclude_defaults=True)
+        return refuse(self.refs[id(record)], raw, "", reason)
+
 
 def batches(
     items: Iterable[Item], size: int, on_refused: Callable[[Refused], None]
@@ -55,16 +91,7 @@ def batches(
         if isinstance(item, Refused):
             on_refused(item)
             continue
-        record = item.record
-        batch.refs[id(record)] = item.ref
-        if isinstance(record, TaskRecord):
-            batch.tasks.append(record)
-        elif isinstance(record, EpisodeRecord):
-            batch.episodes.append(record)
-        elif isinstance(record, VerdictRecord):
-            batch.verdicts.append(record)
-        else:
-            batch.snippets.append(record)
+        batch.add(item)
         if len(batch) >= size:
             yield batch
             batch = Batch()
@@ -123,6 +150,7 @@ class Done:
     episodes: list[PreparedEpisode]
     changed: list[PreparedEpisode]
     batch: Batch
+    snippets: list[PreparedSnippet] = field(default_factory=list)  # several may share an id
 
 
 class PrepareAhead:

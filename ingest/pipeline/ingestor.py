@@ -20,15 +20,22 @@ from metisgraph.graph import (
     WriteBatch,
     existing_episode_hashes,
     existing_error_keys,
+    refused_data,
     write_batch,
 )
-from metisgraph.ingest.adapters.base import Refused
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline.batches import Done, Item, PrepareAhead, batches
+from metisgraph.ingest.pipeline.batches import (
+    Batch,
+    Done,
+    Item,
+    PrepareAhead,
+    batches,
+    prepare_batch,
+)
 from metisgraph.ingest.pipeline.families import assign_families
 from metisgraph.ingest.pipeline.neighbours import chain_contexts, refresh_within
 from metisgraph.ingest.pipeline.rows import error_row, group_rows
-from metisgraph.ingest.pipeline.summary import DeadLetter, IngestSummary, RecordResult
+from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
 from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
 from metisgraph.ingest.prepare.verdicts import run_key, verdict_row
 from metisgraph.ingest.records import SnippetRecord, TaskStatus
@@ -36,7 +43,6 @@ from metisgraph.ingest.snippets.batch import (
     PreparedSnippet,
     place_versions,
     prepare_snippets,
-    snippet_record_results,
     snippet_write_steps,
     snippets_to_embed,
 )
@@ -60,39 +66,26 @@ class Ingestor:
         on_progress: Callable[[int], None] | None = None,
         keep_results: bool = False,
     ) -> IngestSummary:
-        summary = IngestSummary()
-
-        def refused(item: Refused) -> None:
-            summary.read += 1
-            summary.refused += 1
-            summary.refusals.append(item)
-            if keep_results:
-                summary.results.append(RecordResult("record", None, "refused", [item.describe()]))
-            if dead_letter is not None:
-                dead_letter.keep(item)
-            if on_progress:
-                on_progress(1)
-
+        run = IngestRun(IngestSummary(), keep_results, dead_letter, on_progress)
         # A pipeline: while batch n is written, batch n+1 is embedded and batch n+2 prepared,
         # so the model, Neo4j and the Python work overlap. What must see batch n stored (error
         # and snippet state, versions, the neighbours of chained steps) waits for its write.
         writing: asyncio.Task[None] | None = None
         in_flight: set[tuple[str, str]] = set()
-        ahead = PrepareAhead(batches(items, self.batch_size, refused), self.embedder)
+        ahead = PrepareAhead(batches(items, self.batch_size, run.refused), self.embedder)
         try:
             async for batch, tasks, episodes, unprepared in ahead:
-                summary.read += len(batch)  # without its unprepared records, counted here:
                 for item in unprepared:
-                    refused(item)
+                    run.refused(item)
                 keys = {(e.project, e.id) for e in episodes}
                 if writing is not None and keys & in_flight:
                     await writing  # the same episode again: compare with what was just written
-                write, changed = await self._embed_episodes(tasks, episodes, summary)
+                write, changed = await self._embed_episodes(tasks, episodes)
                 if writing is not None:
                     await writing
                 done = Done(tasks, episodes, changed, batch)
-                await self._complete(write, done, summary, keep_results)
-                writing = asyncio.create_task(self._write(write, on_progress, len(batch)))
+                await self._complete(write, done, run.summary)
+                writing = asyncio.create_task(self._write(write, done, run))
                 in_flight = keys
             if writing is not None:
                 await writing
@@ -100,17 +93,16 @@ class Ingestor:
             if writing is not None and not writing.done():
                 writing.cancel()
             await ahead.aclose()
-        return summary
+        return run.summary
 
     async def _embed_episodes(
-        self, tasks: list[PreparedTask], episodes: list[PreparedEpisode], summary: IngestSummary
+        self, tasks: list[PreparedTask], episodes: list[PreparedEpisode]
     ) -> tuple[WriteBatch, list[PreparedEpisode]]:
         """The episodes that changed, embedded (runs while the previous batch is written)."""
         existing = await existing_episode_hashes(
             self.store, [{"project": e.project, "id": e.id} for e in episodes]
         )
         changed = [e for e in episodes if existing.get((e.project, e.id)) != e.content_hash]
-        summary.unchanged += len(episodes) - len(changed)
         write = WriteBatch(projects={t.project for t in tasks} | {e.project for e in episodes})
         write.tasks = [t.row() for t in tasks]
         write.replaced = [
@@ -119,43 +111,19 @@ class Ingestor:
         await self._add_episodes(write, changed)
         return write, changed
 
-    async def _complete(
-        self, write: WriteBatch, done: Done, summary: IngestSummary, keep: bool
-    ) -> None:
+    async def _complete(self, write: WriteBatch, done: Done, summary: IngestSummary) -> None:
         """Errors, code and context: what depends on the batches before being stored."""
-        tasks, episodes, changed, batch = done.tasks, done.episodes, done.changed, done.batch
-        await self._add_errors(write, changed)
-        snippets = await self._add_snippets(write, changed, batch.snippets)
-        summary.saw("snippets", ((s.project, s.id) for s in snippets))
+        await self._add_errors(write, done.changed)
+        done.snippets = await self._add_snippets(write, done.changed, done.batch.snippets)
         # Memorize when a task ends resolved, whether the task or its last episodes come later:
         # the query itself only acts on tasks whose status is resolved.
-        resolved = {(t.project, t.id) for t in tasks if t.props["status"] == TaskStatus.resolved}
+        resolved = {
+            (t.project, t.id) for t in done.tasks if t.props["status"] == TaskStatus.resolved
+        }
         resolved |= {(k["project"], k["id"]) for k in write.chained_tasks}
         resolved |= await self._add_verdicts(write, done, summary)
         write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
-        write.contexts = await self._contexts(write, changed)
-        summary.tasks += len(tasks)
-        summary.written += len(changed)
-        summary.saw("errors", ((r["project"], r["key"]) for r in write.errors))
-        summary.saw("environments", ((r["project"], r["key"]) for r in write.environments))
-        summary.saw("tools", ((r["project"], r["name"]) for r in write.tools))
-        summary.cut += sum(bool(e.cut) for e in changed)
-        if keep:
-            summary.results.extend(RecordResult("task", t.id, "written") for t in tasks)
-            changed_ids = {(e.project, e.id) for e in changed}
-            summary.results.extend(
-                RecordResult(
-                    "episode",
-                    e.id,
-                    "written" if (e.project, e.id) in changed_ids else "unchanged",
-                    notes=e.notes(),
-                )
-                for e in episodes
-            )
-            summary.results.extend(
-                RecordResult("snippet", sid, status, errors)
-                for sid, status, errors in snippet_record_results(batch.snippets, snippets)
-            )
+        write.contexts = await self._contexts(write, done.changed)
 
     async def _add_verdicts(
         self, write: WriteBatch, done: Done, summary: IngestSummary
@@ -222,17 +190,37 @@ class Ingestor:
         ]
         return snippets
 
-    async def _write(
-        self, write: WriteBatch, on_progress: Callable[[int], None] | None, size: int
-    ) -> None:
+    async def _write(self, write: WriteBatch, done: Done, run: IngestRun) -> None:
         # Context read back from the graph (a step had no time to order by) is computed in
         # the batch's own transaction: never a batch committed with its context still to do.
         refresh = refresh_within(write.chained_tasks) if write.contexts is None else None
-        await write_batch(self.store, write, then=refresh)
+        try:
+            await write_batch(self.store, write, then=refresh)
+        except Exception as exc:
+            reason = refused_data(exc)
+            if reason is None:
+                raise  # Neo4j away or busy: not the records' fault
+            await self._split(done.batch, reason, run)
+            return
         if write.family_buckets:
             await assign_families(self.store, write.family_buckets)
-        if on_progress:
-            on_progress(size)
+        run.stored(done, write)
+
+    async def _split(self, batch: Batch, reason: str, run: IngestRun) -> None:
+        """A batch Neo4j would not store: its records again in halves, one at a time, until
+        the record at fault is alone and refused with Neo4j's reason; the others are written."""
+        if len(batch) == 1:
+            run.refused(batch.refusal(f"Neo4j would not store this record: {reason}"))
+            return
+        for half in batch.halves():
+            model = self.embedder.settings.model
+            tasks, episodes, unprepared = await anyio.to_thread.run_sync(prepare_batch, half, model)
+            for item in unprepared:
+                run.refused(item)
+            write, changed = await self._embed_episodes(tasks, episodes)
+            done = Done(tasks, episodes, changed, half)
+            await self._complete(write, done, run.summary)
+            await self._write(write, done, run)
 
     async def _contexts(
         self, write: WriteBatch, changed: list[PreparedEpisode]

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from metisgraph.graph import WriteBatch
 from metisgraph.ingest.adapters import MAX_DEPTH, Refused
+from metisgraph.ingest.pipeline.batches import Done
 from metisgraph.ingest.sanitize import redact, redact_value
+from metisgraph.ingest.snippets.batch import snippet_record_results
 
-__all__ = ["DeadLetter", "IngestSummary", "RecordResult"]
+__all__ = ["DeadLetter", "IngestRun", "IngestSummary", "RecordResult"]
 
 
 @dataclass
@@ -109,3 +112,60 @@ def _within_depth(value: object, depth: int) -> object:
     if isinstance(value, Mapping):
         return {str(k): _within_depth(v, depth + 1) for k, v in value.items()}
     return [_within_depth(v, depth + 1) for v in value]
+
+
+@dataclass
+class IngestRun:
+    """One ingest call's bookkeeping: a batch is counted once it is stored, a refusal at once."""
+
+    summary: IngestSummary
+    keep_results: bool = False
+    dead_letter: DeadLetter | None = None
+    on_progress: Callable[[int], None] | None = None
+
+    def refused(self, item: Refused) -> None:
+        summary = self.summary
+        summary.read += 1
+        summary.refused += 1
+        summary.refusals.append(item)
+        if self.keep_results:
+            summary.results.append(RecordResult("record", None, "refused", [item.describe()]))
+        if self.dead_letter is not None:
+            self.dead_letter.keep(item)
+        if self.on_progress:
+            self.on_progress(1)
+
+    def stored(self, done: Done, rows: WriteBatch) -> None:
+        """Count a batch once it is written."""
+        summary, changed = self.summary, done.changed
+        summary.read += len(done.batch)
+        summary.tasks += len(done.tasks)
+        summary.written += len(changed)
+        summary.unchanged += len(done.episodes) - len(changed)
+        summary.cut += sum(bool(e.cut) for e in changed)
+        summary.saw("snippets", ((s.project, s.id) for s in done.snippets))
+        summary.saw("errors", ((r["project"], r["key"]) for r in rows.errors))
+        summary.saw("environments", ((r["project"], r["key"]) for r in rows.environments))
+        summary.saw("tools", ((r["project"], r["name"]) for r in rows.tools))
+        if self.keep_results:
+            self._results(done)
+        if self.on_progress:
+            self.on_progress(len(done.batch))
+
+    def _results(self, done: Done) -> None:
+        results = self.summary.results
+        results.extend(RecordResult("task", t.id, "written") for t in done.tasks)
+        changed_ids = {(e.project, e.id) for e in done.changed}
+        results.extend(
+            RecordResult(
+                "episode",
+                e.id,
+                "written" if (e.project, e.id) in changed_ids else "unchanged",
+                notes=e.notes(),
+            )
+            for e in done.episodes
+        )
+        results.extend(
+            RecordResult("snippet", sid, status, errors)
+            for sid, status, errors in snippet_record_results(done.batch.snippets, done.snippets)
+        )

@@ -19,7 +19,7 @@ from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extrac
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
 from metisgraph.ingest.prepare.keywords import identifier_keywords
 from metisgraph.ingest.prepare.symbols import symbol_weights
-from metisgraph.ingest.records import EpisodeRecord, Source, TaskRecord
+from metisgraph.ingest.records import MAX_NAME_CHARS, EpisodeRecord, Source, TaskRecord
 from metisgraph.ingest.sanitize.abstraction import sanitize
 from metisgraph.ingest.sanitize.redaction import redact, redact_value
 from metisgraph.ingest.tools import ToolUse, tools_of_action
@@ -308,6 +308,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         json.loads(props["action_parameters"]) if props["action_parameters"] else None,
     )
     tools += [ToolUse(name=clean_tool(t), kind="declared") for t in record.tools if t.strip()]
+    tools = [t for t in tools if len(t.name) <= MAX_NAME_CHARS]  # a 40k "program" is no tool
     searchable = " ".join(
         str(props[k]) for k in ("title", "summary", "error_text", "action_command") if props[k]
     )
