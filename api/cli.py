@@ -25,9 +25,9 @@ from metisgraph.api import (
     cli_review,
     cli_snippets,
 )
-from metisgraph.api.services import open_services
+from metisgraph.api.services import open_services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
-from metisgraph.graph import IndexHealth, RepairFailed, repair_vector_index
+from metisgraph.graph import IndexHealth, RepairFailed, read_stamp, repair_vector_index
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
 
 __all__ = ["app", "main", "open_services"]
@@ -246,6 +246,40 @@ def schema_migrate() -> None:
                 out.print(f"migration {version} ({name}): {counts}")
             verb = "migrated" if done.applied else "already at"
             out.print(f"schema version {done.after} ({verb}; was {done.before})")
+
+    asyncio.run(run())
+
+
+@schema_app.command("reembed")
+def schema_reembed() -> None:
+    """Embed every stored vector again when the configured model is not the store's.
+
+    Resumable: stopped part way, run it again and it goes on where it stopped. Stop the
+    services that use this store first: a process started with the old model would write
+    vectors of its own (processes check the model when they start).
+    """
+    settings = load_settings()
+    settings.embedding.on_change = "reembed"
+    shown: dict[str, int] = {}
+
+    def progress(kind: str, done: int, total: int) -> None:
+        percent = 100 * done // total if total else 100
+        if shown.get(kind) != percent:
+            err.print(f"re-embed {kind}: {done} of {total} ({percent}%)", highlight=False)
+            shown[kind] = percent
+
+    async def run() -> None:
+        services = prepare_services(settings)
+        services.reembed_progress = progress
+        settings.api.stop_embedded_on_exit = False
+        try:
+            await services.warm_up()
+            stamp = await read_stamp(services.store)
+        finally:
+            await services.close()
+        assert stamp.current is not None
+        verb = "re-embedded with" if shown else "already embedded with"
+        out.print(f"the store's vectors: {verb} {stamp.current.describe()}")
 
     asyncio.run(run())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -15,15 +15,19 @@ from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import (
     GraphStore,
     IndexHealth,
+    ModelChanged,
+    ModelCheck,
     SchemaReport,
     ServerInfo,
     apply_schema,
+    check_model,
     open_driver,
     probe_vector_indexes,
+    read_stamp,
     vector_index_statements,
 )
 from metisgraph.graph.embedded import EmbeddedNeo4j
-from metisgraph.ingest import MIGRATIONS, Embedder
+from metisgraph.ingest import MIGRATIONS, Embedder, reembed
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 
@@ -45,6 +49,14 @@ class Readiness:
         return self.neo4j and self.schema and self.model
 
 
+ReembedProgress = Callable[[str, int, int], None]
+
+
+def _log_progress(kind: str, done: int, total: int) -> None:
+    if done == total or done % 2048 < 256:
+        log.info("re-embedding %s: %d of %d", kind, done, total)
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -58,6 +70,7 @@ class Services:
     server: ServerInfo | None = None
     schema: SchemaReport | None = None
     started_embedded: bool = False
+    reembed_progress: ReembedProgress = field(default=_log_progress)
 
     @property
     def vector_filters(self) -> bool:
@@ -84,8 +97,11 @@ class Services:
         self.readiness.neo4j = True
         started = time.perf_counter()
         await anyio.to_thread.run_sync(self.embedder.load)
-        self.readiness.model = True
         self.readiness.timings["model_load_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        await self.settle_model()
+        self.readiness.model = True
+        self.readiness.timings["model_check_s"] = time.perf_counter() - started
         started = time.perf_counter()
         self.schema = await apply_schema(self.store, self.embedder.dimension, migrations=MIGRATIONS)
         self.readiness.timings["schema_s"] = time.perf_counter() - started
@@ -98,6 +114,19 @@ class Services:
             self.server.edition,
             self.embedder.settings.model,
         )
+
+    async def settle_model(self) -> ModelCheck:
+        """The store's vectors against this process's model: the same (or a store stamped
+        now), else re-embedded when the setting says so, else ModelChanged: never mixed."""
+        ours = await anyio.to_thread.run_sync(self.embedder.stamp)
+        check = await check_model(self.store, ours)
+        if check in (ModelCheck.changed, ModelCheck.interrupted):
+            if self.settings.embedding.on_change != "reembed":
+                raise ModelChanged(check, await read_stamp(self.store), ours)
+            log.warning("re-embedding every stored vector with %s", ours.describe())
+            report = await reembed(self.store, self.embedder, on_progress=self.reembed_progress)
+            log.info("re-embedded: %s", report.done)
+        return check
 
     def vector_indexes(self) -> dict[str, str]:
         """Our vector indexes, by name, with the statement that creates each."""

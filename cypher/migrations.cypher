@@ -89,3 +89,30 @@ CALL (old, new) {
 }
 DETACH DELETE old
 RETURN count(*) AS moved
+
+// ---------------------------------------------------------------------------- the embedding model
+// graph/model_stamp.py: the model that made every stored vector, on the ledger node; while a
+// re-embedding runs, the model it re-embeds to (`reembedding_*`).
+
+// name: embedding_stamp
+// mode: read
+MATCH (m:Metisgraph {name: $ledger})
+RETURN m.embedding_model AS model, m.embedding_dimension AS dimension,
+       m.embedding_fingerprint AS fingerprint,
+       m.reembedding_model AS target_model, m.reembedding_dimension AS target_dimension,
+       m.reembedding_fingerprint AS target_fingerprint
+
+// name: set_embedding_stamp
+// mode: write
+MERGE (m:Metisgraph {name: $ledger})
+ON CREATE SET m.schema_version = 0, m.created_at = datetime()
+SET m.embedding_model = $model, m.embedding_dimension = $dimension,
+    m.embedding_fingerprint = $fingerprint, m.embedding_stamped_at = datetime()
+REMOVE m.reembedding_model, m.reembedding_dimension, m.reembedding_fingerprint
+
+// name: begin_reembedding
+// mode: write
+MERGE (m:Metisgraph {name: $ledger})
+ON CREATE SET m.schema_version = 0, m.created_at = datetime()
+SET m.reembedding_model = $model, m.reembedding_dimension = $dimension,
+    m.reembedding_fingerprint = $fingerprint, m.reembedding_since = datetime()

@@ -26,6 +26,7 @@ from metisgraph.ingest.records import (
     TaskRecord,
     TaskStatus,
 )
+from metisgraph.ingest.reembed import ReembedReport, reembed
 from metisgraph.ingest.sanitize import Abstracted, Redacted, abstract, redact, sanitize
 from metisgraph.ingest.schema_export import input_schema
 from metisgraph.ingest.tools import ToolUse, extract_tools
@@ -50,6 +51,7 @@ __all__ = [
     "Outcome",
     "Parsed",
     "Redacted",
+    "ReembedReport",
     "Refused",
     "SnippetInput",
     "SnippetKind",
@@ -67,6 +69,7 @@ __all__ = [
     "line_signature",
     "read_path",
     "redact",
+    "reembed",
     "sanitize",
     "validate_record",
 ]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import numpy as np
@@ -17,6 +18,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+from metisgraph.graph import ModelStamp
 
 __all__ = ["DEFAULT_MODEL", "Embedder", "EmbeddingSettings"]
 
@@ -44,6 +47,11 @@ class EmbeddingSettings(BaseSettings):
     query_cache: int = Field(
         default=2048, ge=0, le=1_000_000, description="question vectors kept (LRU); 0: none"
     )
+    on_change: Literal["refuse", "reembed"] = Field(
+        default="refuse",
+        description="When the store's vectors were made by another model (or weights): "
+        "refuse to start, or re-embed everything at start-up",
+    )
 
 
 def _model_location(name: str) -> str:
@@ -67,6 +75,7 @@ class Embedder:
         self._query_limiter = anyio.CapacityLimiter(1)
         self._queries: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
         self._queries_lock = threading.Lock()
+        self._stamp: ModelStamp | None = None
 
     @property
     def loaded(self) -> bool:
@@ -106,6 +115,22 @@ class Embedder:
         method = getattr(self._model, "get_embedding_dimension", None)
         method = method or self._model.get_sentence_embedding_dimension
         return int(method())
+
+    def stamp(self) -> ModelStamp:
+        """The model as the store records it: name, dimension and a digest of its weights."""
+        if self._stamp is None:
+            self.load()
+            self._stamp = ModelStamp(self.settings.model, self.dimension, self._weights_digest())
+        return self._stamp
+
+    def _weights_digest(self) -> str:
+        # Every parameter of every module (transformer, pooling, dense layers), in name order:
+        # the same name with other weights (a fine-tune, another revision) is another model.
+        digest = hashlib.sha256()
+        for name, tensor in sorted(self._model.state_dict().items()):
+            digest.update(name.encode())
+            digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        return digest.hexdigest()[:32]
 
     @property
     def max_tokens(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -62,6 +63,55 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
     finally:
         if started and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
             embedded.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedNeo4j]:
+    """A Neo4j of its own for tests that act on a whole store (re-embedding it, killing the
+    server): started on first use, on a free port, stopped at the end of the session."""
+    if Neo4jSettings().external:
+        pytest.skip("needs an embedded Neo4j of its own (NEO4J_URI is set)")
+    embedded = EmbeddedNeo4j(
+        EmbeddedNeo4jSettings(
+            home=tmp_path_factory.mktemp("scratch-neo4j"),
+            port=_free_port(),
+            heap="512m",
+            heap_max="768m",
+            pagecache="128m",
+        )
+    )
+    embedded.start()
+    try:
+        yield embedded
+    finally:
+        embedded.stop()
+
+
+@pytest.fixture
+async def scratch_store(scratch_neo4j: EmbeddedNeo4j) -> AsyncIterator[Any]:
+    """A GraphStore on the scratch Neo4j, emptied: no node, no index, no constraint."""
+    from metisgraph.graph.store import GraphStore, open_driver
+
+    driver = open_driver(scratch_neo4j.uri, "neo4j", scratch_neo4j.password())
+    graph = GraphStore(driver)
+    await graph.run_text("MATCH (n) DETACH DELETE n")
+    for row in await graph.run_text("SHOW CONSTRAINTS YIELD name RETURN name", read=True):
+        await graph.run_text(f"DROP CONSTRAINT `{row['name']}`")
+    for row in await graph.run_text(
+        "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name", read=True
+    ):
+        await graph.run_text(f"DROP INDEX `{row['name']}`")
+    try:
+        yield graph
+    finally:
+        await driver.close()
 
 
 @pytest.fixture(scope="session")

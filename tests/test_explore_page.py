@@ -117,7 +117,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def site(browser: Any, app_settings: Any, neo4j_settings: Any) -> Iterator[Site]:
+def site(browser: Any, app_settings: Any, neo4j_settings: Any, embedder: Any) -> Iterator[Site]:
     import uvicorn
     from pydantic import SecretStr
 
@@ -129,14 +129,16 @@ def site(browser: Any, app_settings: Any, neo4j_settings: Any) -> Iterator[Site]
 
     name = f"xp{uuid.uuid4().hex[:8]}"
     story, flaky = Story(shop=f"{name}-shop", billing=f"{name}-billing"), f"{name}-flaky"
-    embedder = HashEmbedder()  # the page does not care about meaning
+    # The page does not care about meaning: its records are embedded by a stand-in. The app
+    # is served with the store's own model (the one its stamp names, or it would not start).
+    stand_in = HashEmbedder()
 
     async def load() -> None:
         driver = driver_from_settings(neo4j_settings)
         try:
             store = GraphStore(driver, neo4j_settings.database)
-            await apply_schema(store, embedder.dimension)
-            ingestor = Ingestor(store, embedder)
+            await apply_schema(store, stand_in.dimension)
+            ingestor = Ingestor(store, stand_in)
             for records in (story_records(story), _flaky_records(flaky)):
                 summary = await ingestor.ingest(records)
                 assert summary.refused == 0, summary.refusals

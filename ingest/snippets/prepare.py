@@ -8,6 +8,7 @@ sanitizer. What the vector stands for and the full-text keywords are decided her
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from metisgraph.ingest.sanitize.abstraction import sanitize
 from metisgraph.ingest.snippets.sources import Occurrence
 from metisgraph.ingest.snippets.versions import lineage_key
 
-__all__ = ["PreparedSnippet", "prepare_occurrence"]
+__all__ = ["PreparedSnippet", "embed_text", "prepare_occurrence"]
 
 _EMBED_CHARS = 2000
 _TEMPLATE_HEAD = 700
@@ -155,16 +156,43 @@ def _embed_text(
     description: str | None,
     files: list[dict[str, Any]],
 ) -> str:
-    """What the vector of a snippet stands for: its purpose first, then a head of the code."""
+    return embed_text(
+        name=name,
+        signature=analysis.signature,
+        description=description,
+        kind=analysis.kind,
+        language=analysis.language,
+        imports=analysis.imports,
+        calls=analysis.calls,
+        paths=[f["path"] for f in files],
+        template=analysis.template,
+    )
+
+
+def embed_text(
+    *,
+    name: str | None,
+    signature: str | None,
+    description: str | None,
+    kind: str | None,
+    language: str | None,
+    imports: Sequence[str],
+    calls: Sequence[str],
+    paths: Sequence[str],
+    template: str,
+) -> str:
+    """What the vector of a snippet stands for: its purpose first, then a head of the code.
+
+    Also what a stored snippet is embedded again from (ingest/reembed.py)."""
     parts = [
         name,
-        analysis.signature,
+        signature,
         description,
-        f"{analysis.kind} in {analysis.language}",
-        "imports " + ", ".join(analysis.imports) if analysis.imports else None,
-        "calls " + ", ".join(analysis.calls[:30]) if analysis.calls else None,
-        "files " + ", ".join(f["path"] for f in files[:10]) if files else None,
-        analysis.template[:_TEMPLATE_HEAD],
+        f"{kind} in {language}",
+        "imports " + ", ".join(imports) if imports else None,
+        "calls " + ", ".join(calls[:30]) if calls else None,
+        "files " + ", ".join(paths[:10]) if paths else None,
+        template[:_TEMPLATE_HEAD],
     ]
     return "\n".join(p for p in parts if p)[:_EMBED_CHARS]
 
