@@ -1,5 +1,5 @@
 """The Starlette application: GraphQL at /graphql, MCP at /mcp, /export, the explorer page
-at /explore, /healthz and /readyz."""
+at /explore, /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, request_response
@@ -25,9 +26,12 @@ from metisgraph.api.context import Context
 from metisgraph.api.explorer import explorer_routes
 from metisgraph.api.exports_route import export_endpoint
 from metisgraph.api.hosts import HostCheck
+from metisgraph.api.limits import ConcurrencyLimit
 from metisgraph.api.maintain_service import maintain_periodically
 from metisgraph.api.mcp_runners import in_process
 from metisgraph.api.mcp_tools import build_mcp
+from metisgraph.api.metrics import metrics_endpoint
+from metisgraph.api.observed import Observed
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
@@ -233,12 +237,14 @@ def create_app(
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        Route("/metrics", metrics_endpoint),
         Route("/graphql", graphql, methods=["GET", "POST"]),
         Route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"]),
         Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
         *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    limit = ConcurrencyLimit.settings(settings.api)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Observed), limit])
     app.add_middleware(HostCheck, allowed=settings.api.host_names)
     return app
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from metisgraph.api import (
     cli_review,
     cli_snippets,
 )
+from metisgraph.api.logs import configure_logging
 from metisgraph.api.services import open_services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import IndexHealth, RepairFailed, read_stamp, repair_vector_index
@@ -84,13 +84,13 @@ def serve(
     settings.api.dev = dev or settings.api.dev
     settings.api.demo = demo or settings.api.demo
     _print_first_question(settings)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(settings.api.log_format, settings.api.log_level)
     uvicorn.run(
         create_app(settings),
         host=settings.api.host,
         port=settings.api.port,
-        log_level="info",
-        access_log=False,
+        log_config=None,  # our handler (configure_logging) formats uvicorn's lines too
+        access_log=False,  # api/observed.py writes one line a request, without query strings
     )
 
 

@@ -26,6 +26,7 @@ from metisgraph.api.errors import MaskInternalErrors
 from metisgraph.api.explore_types import ExploreQuery
 from metisgraph.api.lineage_types import LineageQuery
 from metisgraph.api.memory_types import MemoryMutation
+from metisgraph.api.metrics import OperationMetrics
 from metisgraph.api.plan_types import PlanQuery
 from metisgraph.api.recall_types import RecallQuery
 from metisgraph.api.record_types import RecordMutation
@@ -91,5 +92,6 @@ def build_schema(settings: ApiSettings) -> strawberry.Schema:
             lambda: ParserCache(maxsize=_DOCUMENTS_CACHED),
             lambda: ValidationCache(maxsize=_DOCUMENTS_CACHED),
             MaskInternalErrors,
+            OperationMetrics,
         ],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -46,6 +47,19 @@ class ApiSettings(BaseSettings):
         description="Largest request body accepted; a larger one is answered 413",
     )
     ingest_batch_size: int = Field(default=256, ge=1, le=10000)
+    max_concurrent_requests: int = Field(
+        default=16, ge=1, le=10_000, description="Requests served at once; more wait for a slot"
+    )
+    max_queued_requests: int = Field(
+        default=64, ge=0, le=100_000, description="Requests waiting for a slot; more get 503"
+    )
+    queue_wait_s: float = Field(
+        default=10.0, gt=0, le=600, description="Longest wait for a slot before a 503"
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="'json': one object a line with a request id; 'text'"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     stop_embedded_on_exit: bool = True
     demo: bool = Field(default=False, description="Load the demo memory (project 'demo') at start")
 

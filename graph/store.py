@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +21,14 @@ from neo4j import Query as Statement
 from neo4j.exceptions import (
     ClientError,
     DatabaseError,
+    DriverError,
+    Neo4jError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
 )
 
+from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.settings import Neo4jSettings
 
@@ -74,6 +78,18 @@ def refused_data(exc: BaseException) -> str | None:
         message = " ".join(str(exc.message or "").split())
         return f"{exc.code}: {message[:300]}"
     return None
+
+
+@contextlib.contextmanager
+def _counted() -> Iterator[None]:
+    """Count each error of Neo4j or of the driver (``neo4j_errors``, by Neo4j's code or the
+    driver's error class: a bounded set), and let it go on."""
+    try:
+        yield
+    except (Neo4jError, DriverError) as exc:
+        code = getattr(exc, "code", None)
+        COUNTERS.increment("neo4j_errors", error=code if code else type(exc).__name__)
+        raise
 
 
 def open_driver(uri: str, username: str, password: str) -> AsyncDriver:
@@ -158,22 +174,24 @@ class GraphStore:
 
     async def _run_implicit(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         # CALL ... IN TRANSACTIONS commits as it goes: only an auto-commit query may do that.
-        async with self.driver.session(database=self.database) as session:
-            statement = Statement(text, timeout=self.batch_timeout)  # type: ignore[arg-type]
-            result = await session.run(statement, params)
-            return [_data(record) async for record in result]
+        with _counted():
+            async with self.driver.session(database=self.database) as session:
+                statement = Statement(text, timeout=self.batch_timeout)  # type: ignore[arg-type]
+                result = await session.run(statement, params)
+                return [_data(record) async for record in result]
 
     async def run_text(
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
     ) -> list[dict[str, Any]]:
         if read:
             return await self._read(text, params or {})
-        result = await self.driver.execute_query(
-            Statement(text, timeout=self.timeout),  # type: ignore[arg-type]
-            parameters_=params or {},
-            routing_=RoutingControl.READ if read else RoutingControl.WRITE,
-            database_=self.database,
-        )
+        with _counted():
+            result = await self.driver.execute_query(
+                Statement(text, timeout=self.timeout),  # type: ignore[arg-type]
+                parameters_=params or {},
+                routing_=RoutingControl.READ if read else RoutingControl.WRITE,
+                database_=self.database,
+            )
         return [_data(record) for record in result.records]
 
     async def _read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -183,14 +201,15 @@ class GraphStore:
         # a transient failure (a leader change, a lost connection) is retried once.
         for attempt in (1, 2):
             try:
-                async with self.driver.session(
-                    database=self.database,
-                    default_access_mode=READ_ACCESS,
-                    bookmark_manager=self.driver.execute_query_bookmark_manager,
-                ) as session:
-                    statement = Statement(text, timeout=self.timeout)  # type: ignore[arg-type]
-                    result = await session.run(statement, params)
-                    return [_data(record) async for record in result]
+                with _counted():
+                    async with self.driver.session(
+                        database=self.database,
+                        default_access_mode=READ_ACCESS,
+                        bookmark_manager=self.driver.execute_query_bookmark_manager,
+                    ) as session:
+                        statement = Statement(text, timeout=self.timeout)  # type: ignore[arg-type]
+                        result = await session.run(statement, params)
+                        return [_data(record) async for record in result]
             except (TransientError, SessionExpired, ServiceUnavailable):
                 if attempt == 2:
                     raise
@@ -201,16 +220,17 @@ class GraphStore:
         q = query(name)
         if q.mode != "read":
             raise ValueError(f"query {name!r} is not a read")
-        async with self.driver.session(
-            database=self.database,
-            default_access_mode=READ_ACCESS,
-            bookmark_manager=self.driver.execute_query_bookmark_manager,
-        ) as session:
-            # An export may take long: the batch timeout, not the per-request one.
-            statement = Statement(q.text, timeout=self.batch_timeout)  # type: ignore[arg-type]
-            result = await session.run(statement, params)
-            async for record in result:
-                yield _data(record)
+        with _counted():
+            async with self.driver.session(
+                database=self.database,
+                default_access_mode=READ_ACCESS,
+                bookmark_manager=self.driver.execute_query_bookmark_manager,
+            ) as session:
+                # An export may take long: the batch timeout, not the per-request one.
+                statement = Statement(q.text, timeout=self.batch_timeout)  # type: ignore[arg-type]
+                result = await session.run(statement, params)
+                async for record in result:
+                    yield _data(record)
 
     async def write_many(
         self,
@@ -234,8 +254,9 @@ class GraphStore:
                 await then(Transaction(tx))
             return rows
 
-        async with self.driver.session(database=self.database) as session:
-            return await session.execute_write(work)
+        with _counted():
+            async with self.driver.session(database=self.database) as session:
+                return await session.execute_write(work)
 
     async def server_info(self) -> ServerInfo:
         rows = await self.run("server_components")

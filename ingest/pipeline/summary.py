@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from metisgraph.graph import WriteBatch
+from metisgraph.graph import COUNTERS, WriteBatch
 from metisgraph.ingest.adapters import MAX_DEPTH, Refused
 from metisgraph.ingest.pipeline.batches import Done
 from metisgraph.ingest.sanitize import redact, redact_value
@@ -127,6 +127,7 @@ class IngestRun:
         summary = self.summary
         summary.read += 1
         summary.refused += 1
+        COUNTERS.increment("ingest_records", outcome="refused")
         summary.refusals.append(item)
         if self.keep_results:
             summary.results.append(RecordResult("record", None, "refused", [item.describe()]))
@@ -142,6 +143,9 @@ class IngestRun:
         summary.tasks += len(done.tasks)
         summary.written += len(changed)
         summary.unchanged += len(done.episodes) - len(changed)
+        COUNTERS.increment("ingest_records", len(done.tasks), outcome="task")
+        COUNTERS.increment("ingest_records", len(changed), outcome="written")
+        COUNTERS.increment("ingest_records", len(done.episodes) - len(changed), outcome="unchanged")
         summary.cut += sum(bool(e.cut) for e in changed)
         summary.saw("snippets", ((s.project, s.id) for s in done.snippets))
         summary.saw("errors", ((r["project"], r["key"]) for r in rows.errors))

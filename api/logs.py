@@ -1,0 +1,60 @@
+"""Logs as one JSON object a line, each with the id of the request it belongs to.
+
+What a line may hold is decided where it is written: the access log (``api/observed.py``)
+writes the method, the route without its query string, the status, the time taken and the
+operation's root fields, never a variable, a header or a body. Internal errors are logged
+by type and frames, without their message (``api/errors.py``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+__all__ = ["REQUEST_ID", "JsonFormatter", "configure_logging"]
+
+REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "metisgraph_request_id", default=None
+)
+
+# The attributes every LogRecord has; anything else was passed with ``extra=`` and is kept.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, request id, the extra fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        request_id = REQUEST_ID.get()
+        if request_id is not None:
+            line["request_id"] = request_id
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                line[key] = value
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+def configure_logging(style: Literal["json", "text"], level: str = "INFO") -> None:
+    """The process's one log handler, on the root logger (uvicorn's loggers included)."""
+    handler = logging.StreamHandler()
+    if style == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = True

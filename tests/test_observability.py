@@ -1,0 +1,166 @@
+"""/metrics, the request id and JSON access log, and the concurrency limit's 503s."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from starlette.types import Receive, Scope, Send
+
+from metisgraph.api.limits import ConcurrencyLimit
+from metisgraph.api.logs import JsonFormatter
+
+RECORD = """
+mutation($input: EpisodeInput!) { recordEpisode(input: $input) { id status } }"""
+RECALL = """
+query($project: String!, $query: String!) {
+  recall(project: $project, query: $query, k: 2) { hits { score } }
+}"""
+
+
+def _samples(client: Any) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+    }
+
+
+def _value(samples: dict[Any, float], name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def test_metrics_count_requests_operations_ingest_and_probe_the_indexes(
+    client: Any, gql: Any, project: str
+) -> None:
+    before = _samples(client)
+    episode = {"project": project, "id": "metrics-1", "summary": "The cache grew without bound"}
+    assert gql(RECORD, {"input": episode})["data"]["recordEpisode"]["status"] == "written"
+    assert gql(RECORD, {"input": episode})["data"]["recordEpisode"]["status"] == "unchanged"
+    assert "errors" not in gql(RECALL, {"project": project, "query": "memory keeps growing"})
+    assert "errors" in gql("{ recall(project: 1) { hits { score } } }")
+    after = _samples(client)
+
+    def grew(name: str, **labels: str) -> float:
+        return _value(after, name, **labels) - _value(before, name, **labels)
+
+    posts = {"route": "/graphql", "method": "POST", "status": "200"}
+    assert grew("metisgraph_http_requests_total", **posts) == 4
+    record = {"operation": "recordEpisode", "type": "mutation", "outcome": "ok"}
+    assert grew("metisgraph_graphql_operations_total", **record) == 2
+    recall = {"operation": "recall", "type": "query", "outcome": "ok"}
+    assert grew("metisgraph_graphql_operations_total", **recall) == 1
+    invalid = {"operation": "recall", "type": "query", "outcome": "error"}
+    assert grew("metisgraph_graphql_operations_total", **invalid) == 1
+    assert grew("metisgraph_graphql_operation_duration_seconds_count", operation="recall") == 2
+    assert grew("metisgraph_ingest_records_total", outcome="written") == 1
+    assert grew("metisgraph_ingest_records_total", outcome="unchanged") == 1
+    # The readiness and the vector index probes of /readyz, and the process's memory.
+    assert _value(after, "metisgraph_ready") == 1
+    assert _value(after, "metisgraph_vector_index_healthy", index="episode_embedding") == 1
+    assert _value(after, "process_resident_memory_bytes") > 0
+
+
+@pytest.mark.anyio
+async def test_neo4j_errors_are_counted_by_code(client: Any, store: Any) -> None:
+    from neo4j.exceptions import CypherSyntaxError
+
+    from metisgraph.graph import COUNTERS
+
+    code = "Neo.ClientError.Statement.SyntaxError"
+    before = COUNTERS.value("neo4j_errors", error=code)
+    with pytest.raises(CypherSyntaxError):
+        await store.run_text("RETURN nonsense(", read=True)
+    with pytest.raises(CypherSyntaxError):
+        await store.run_text("CREATE (", {})
+    assert COUNTERS.value("neo4j_errors", error=code) == before + 2
+    assert _value(_samples(client), "metisgraph_neo4j_errors_total", error=code) >= 2
+
+
+@pytest.fixture
+def access_log() -> Iterator[io.StringIO]:
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("metisgraph.access")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)  # setLevel, not .level: the logger caches what is enabled
+    try:
+        yield buffer
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def test_each_request_has_an_id_and_one_json_line_without_values(
+    client: Any, project: str, access_log: io.StringIO
+) -> None:
+    secret = "hunter2-never-logged"
+    given = client.post(
+        "/graphql",
+        params={"note": secret},
+        json={"query": RECALL, "variables": {"project": project, "query": secret}},
+        headers={"X-Request-Id": "caller-id.42"},
+    )
+    assert given.headers["x-request-id"] == "caller-id.42"
+    made = client.get(f"/healthz?token={secret}", headers={"X-Request-Id": "<not an id>"})
+    assert len(made.headers["x-request-id"]) == 32 and made.headers["x-request-id"].isalnum()
+
+    lines = [json.loads(line) for line in access_log.getvalue().splitlines()]
+    routes = [(line["route"], line["status"]) for line in lines]
+    assert routes == [("/graphql", 200), ("/healthz", 200)]
+    assert lines[0]["request_id"] == "caller-id.42" and lines[0]["operation"] == "recall"
+    assert lines[1]["request_id"] == made.headers["x-request-id"]
+    assert all(line["duration_ms"] >= 0 and line["level"] == "info" for line in lines)
+    assert secret not in access_log.getvalue()
+
+
+@pytest.mark.anyio
+async def test_past_the_limit_callers_get_503_with_retry_after_and_probes_still_pass() -> None:
+    release = anyio.Event()
+    entered = 0
+
+    async def slow(scope: Scope, receive: Receive, send: Send) -> None:
+        nonlocal entered
+        entered += 1
+        if scope["path"] == "/work":
+            await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"done"})
+
+    limited = ConcurrencyLimit(slow, max_concurrent=1, max_queued=1, queue_wait_s=0.5)
+    transport = httpx.ASGITransport(app=limited)
+    answers: dict[str, httpx.Response] = {}
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+
+        async def call(name: str) -> None:
+            answers[name] = await http.get("/work")
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(call, "first")  # holds the one slot
+            await anyio.sleep(0.05)
+            tasks.start_soon(call, "second")  # waits, then gives up after 0.5 s
+            await anyio.sleep(0.05)
+            await call("third")  # the queue is full: refused at once
+            assert (await http.get("/readyz")).status_code == 200  # probes pass the limit
+            await anyio.sleep(0.7)
+            release.set()
+        assert (await http.get("/work")).status_code == 200  # the slot was given back
+    assert answers["first"].status_code == 200 and answers["first"].text == "done"
+    for name in ("second", "third"):
+        assert answers[name].status_code == 503
+        assert answers[name].headers["retry-after"] == "1"
+        assert answers[name].json()["errors"][0]["extensions"]["code"] == "BUSY"
+    assert entered == 3  # the first, the probe and the last: no refused one reached the app
+    assert limited.waiting == 0
