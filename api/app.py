@@ -54,7 +54,7 @@ class MemoryGraphQL(GraphQL[Context, None]):
         super().__init__(schema, **kwargs)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context.of_request(request)
+        return Context.of_request(request, response)
 
 
 class Authenticated:

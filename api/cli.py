@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -59,6 +60,7 @@ out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 EXIT_REFUSED = 3
+EXIT_NEO4J_AWAY = 4
 
 
 def _embedded(settings: Settings | None = None) -> EmbeddedNeo4j:
@@ -332,12 +334,22 @@ def ingest(
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar")] = False,
 ) -> None:
-    """Ingest memory records or agent trajectories. Exit code 3 when some were refused."""
+    """Ingest memory records or agent trajectories. Exit code 3 when some were refused, 4
+    when Neo4j is unreachable or went away (run it again: nothing is written twice)."""
     _check_sources(path, format)
     if dead_letter and not dead_letter.parent.is_dir():
         err.print(f"[red]--dead-letter {dead_letter}: no folder {dead_letter.parent}")
         raise typer.Exit(2)
-    counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
+    try:
+        counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
+    except (ServiceUnavailable, SessionExpired) as exc:
+        err.print(
+            f"[red]Neo4j is unreachable or went away ({type(exc).__name__}).[/] Each batch is "
+            "written in one transaction, so nothing is half-stored. Run the same command again "
+            "once Neo4j answers: records stored already are left unchanged, the rest written.",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_NEO4J_AWAY) from None
     _print_counts(counts)
     if dead_letter and counts["refused"]:
         err.print(f"refused records kept in {dead_letter}")

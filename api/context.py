@@ -26,14 +26,17 @@ class Context:
     services: Services
     caller: Caller
     request: Any = None
+    response: Any = None  # strawberry's sub-response: its status and headers reach the caller
 
     @classmethod
-    def of_request(cls, request: Any) -> Context:
+    def of_request(cls, request: Any, response: Any = None) -> Context:
         """The context of an authenticated request (its state holds the services and the
         caller ``Authenticated`` found): one construction for /graphql and the MCP tools,
-        so both apply the same caller."""
+        so both apply the same caller. ``response``: strawberry's sub-response, if any."""
         caller: Caller = getattr(request.state, "caller", ANONYMOUS)
-        return cls(services=request.state.services, caller=caller, request=request)
+        return cls(
+            services=request.state.services, caller=caller, request=request, response=response
+        )
 
     def ready_services(self) -> Services:
         readiness = self.services.readiness

@@ -22,7 +22,7 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from metisgraph.api.analytics_types import AnalyticsQuery
-from metisgraph.api.errors import MaskInternalErrors
+from metisgraph.api.errors import MaskInternalErrors, UnavailableAs503
 from metisgraph.api.explore_types import ExploreQuery
 from metisgraph.api.lineage_types import LineageQuery
 from metisgraph.api.memory_types import MemoryMutation
@@ -92,6 +92,7 @@ def build_schema(settings: ApiSettings) -> strawberry.Schema:
             lambda: ParserCache(maxsize=_DOCUMENTS_CACHED),
             lambda: ValidationCache(maxsize=_DOCUMENTS_CACHED),
             MaskInternalErrors,
+            UnavailableAs503,
             OperationMetrics,
         ],
     )

@@ -72,6 +72,12 @@ def _free_port() -> int:
         return port
 
 
+@pytest.fixture
+def dead_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (Neo4j away)."""
+    return _free_port()
+
+
 @pytest.fixture(scope="session")
 def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedNeo4j]:
     """A Neo4j of its own for tests that act on a whole store (re-embedding it, killing the

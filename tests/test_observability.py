@@ -164,3 +164,38 @@ async def test_past_the_limit_callers_get_503_with_retry_after_and_probes_still_
         assert answers[name].json()["errors"][0]["extensions"]["code"] == "BUSY"
     assert entered == 3  # the first, the probe and the last: no refused one reached the app
     assert limited.waiting == 0
+
+
+def test_neo4j_away_is_a_clear_503_with_retry_after(
+    app_settings: Any, embedder: Any, project: str, dead_port: int
+) -> None:
+    """Neo4j gone after start-up (the driver pointed at a port where nothing listens, so the
+    driver's own errors arise): the caller gets 503, Retry-After and a message naming it."""
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+    from metisgraph.graph import open_driver
+
+    app = create_app(app_settings, embedder=embedder, wait_ready=True)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        services = client.app_state["services"]
+        working = services.store.driver
+        services.store.driver = open_driver(f"bolt://127.0.0.1:{dead_port}", "neo4j", "x")
+        try:
+            episode = {"project": project, "summary": "The cache grew without bound"}
+            for query, variables in (
+                (RECORD, {"input": episode}),
+                (RECALL, {"project": project, "query": "memory keeps growing"}),
+            ):
+                response = client.post("/graphql", json={"query": query, "variables": variables})
+                assert response.status_code == 503, response.text
+                assert response.headers["retry-after"] == "5"
+                error = response.json()["errors"][0]
+                assert error["extensions"]["code"] == "UNAVAILABLE"
+                assert "Neo4j" in error["message"] and "unavailable" in error["message"]
+        finally:
+            away, services.store.driver = services.store.driver, working
+            anyio.run(away.close)
+        # Neo4j back: the same service answers again, nothing to restart.
+        response = client.post("/graphql", json={"query": RECORD, "variables": {"input": episode}})
+        assert response.status_code == 200 and "errors" not in response.json()
