@@ -38,6 +38,7 @@ __all__ = [
     "IN_FLIGHT",
     "OVERLOAD",
     "QUEUED",
+    "RECALL_STAGE_SECONDS",
     "REGISTRY",
     "REQUESTS",
     "REQUEST_SECONDS",
@@ -73,6 +74,15 @@ OPERATION_SECONDS = Histogram(
     "metisgraph_graphql_operation_duration_seconds",
     "Time to parse, validate and execute a GraphQL operation, by operation",
     ["operation"],
+    buckets=_SECONDS,
+    registry=REGISTRY,
+)
+RECALL_STAGE_SECONDS = Histogram(
+    "metisgraph_recall_stage_duration_seconds",
+    "Time recall spent in each stage: embed (the question's vectors, remembered per tenant), "
+    "channels, expand, total (from the first channel). Here, not in the answer: a caller "
+    "learns nothing of how the shared cache and Neo4j behaved for it",
+    ["stage"],
     buckets=_SECONDS,
     registry=REGISTRY,
 )

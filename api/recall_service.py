@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from metisgraph.api.context import UserError
+from metisgraph.api.metrics import RECALL_STAGE_SECONDS
 from metisgraph.api.services import Services
 from metisgraph.graph import RecallOutcome, recall
 from metisgraph.ingest.question import Question, QuestionError, prepare_question
@@ -19,13 +20,19 @@ __all__ = ["answer", "recall_for"]
 
 
 async def answer(services: Services, question: Question) -> RecallOutcome:
-    """Recall the experience that helps with a question: hits, conflicts, warnings, timings."""
+    """Recall the experience that helps with a question: hits, conflicts, warnings. Its
+    stage timings go to /metrics (the process's own figures, never one caller's answer)."""
     try:
         prepared = prepare_question(question)
     except QuestionError as error:
         raise UserError(str(error)) from None
     vectors = prepared.vectors(services.embedder)
-    return await recall(services.store, prepared.request, vectors, in_index=services.vector_filters)
+    outcome = await recall(
+        services.store, prepared.request, vectors, in_index=services.vector_filters
+    )
+    for name, ms in outcome.timings.items():
+        RECALL_STAGE_SECONDS.labels(name.removesuffix("_ms")).observe(ms / 1000)
+    return outcome
 
 
 def _plain(value: Any) -> Any:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import strawberry
-from strawberry.scalars import JSON
 
 from metisgraph.api.common_types import (
     CallerEnvironment,
@@ -254,7 +253,6 @@ class RecallResult:
     conflicts: list[Conflict]
     abstained: bool
     reason: str | None = strawberry.field(description="Why nothing was returned, when abstained")
-    timings: JSON
     warnings: list[RecallWarning] = strawberry.field(
         description="Channels that failed and were dropped; the hits come from the others"
     )
@@ -471,7 +469,6 @@ def _result(outcome: RecallOutcome) -> RecallResult:
         conflicts=[_conflict(c, by_id) for c in outcome.conflicts],
         abstained=outcome.abstained,
         reason=outcome.reason,
-        timings=cast(JSON, outcome.timings),
         warnings=[RecallWarning(channel=w.channel, reason=w.reason) for w in outcome.warnings],
         patterns=[_pattern_hit(p) for p in outcome.patterns],
     )

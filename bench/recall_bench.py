@@ -41,7 +41,6 @@ RECALL = """
 query Recall($project: String!, $query: String!, $error: String) {
   recall(project: $project, query: $query, k: 5, context: {error: $error}) {
     abstained
-    timings
     hits {
       score
       episode { id summary outcome }
@@ -170,7 +169,7 @@ class SystemFigures:
     latencies_ms: list[float] = field(default_factory=list)
     hits: int = 0
     abstained: int = 0
-    server_ms: dict[str, list[float]] = field(default_factory=dict)
+    server_ms: dict[str, float] = field(default_factory=dict)  # mean of each recall stage
 
     def summary(self, n: int) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -181,9 +180,7 @@ class SystemFigures:
         }
         if self.server_ms:
             out["abstained"] = self.abstained
-            out["server_median_ms"] = {
-                k: round(statistics.median(v), 2) for k, v in sorted(self.server_ms.items())
-            }
+            out["server_mean_ms"] = {k: round(v, 2) for k, v in sorted(self.server_ms.items())}
         return out
 
 
@@ -210,6 +207,38 @@ def _ask_metisgraph(
     return [h["episode"]["id"] for h in result["hits"]], result
 
 
+_STAGE = "metisgraph_recall_stage_duration_seconds"
+
+
+def _stage_seconds(client: httpx.Client, graphql_url: str) -> dict[str, tuple[float, float]]:
+    """Recall's stages as the server's /metrics has them: (seconds in all, recalls)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = client.get(graphql_url.removesuffix("/graphql") + "/metrics").text
+    stages: dict[str, tuple[float, float]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            stage = sample.labels.get("stage")
+            if stage and sample.name in (f"{_STAGE}_sum", f"{_STAGE}_count"):
+                total, count = stages.get(stage, (0.0, 0.0))
+                if sample.name.endswith("_sum"):
+                    stages[stage] = (sample.value, count)
+                else:
+                    stages[stage] = (total, sample.value)
+    return stages
+
+
+def _stage_means_ms(
+    before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]
+) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for stage, (total, count) in after.items():
+        was_total, was_count = before.get(stage, (0.0, 0.0))
+        if count > was_count:
+            out[stage] = (total - was_total) / (count - was_count) * 1000
+    return out
+
+
 def _ask_chroma(client: httpx.Client, url: str, q: Query) -> list[str]:
     text = f"{q.text}\n{q.error}" if q.error else q.text
     return list(client.post(url, json={"text": text, "k": 5}).json()["ids"])
@@ -224,6 +253,7 @@ def run_queries(
         for q in warmup:
             _ask_metisgraph(client, metis_url, project, q)
             _ask_chroma(client, chroma_url, q)
+        stages = _stage_seconds(client, metis_url)
         for number, q in enumerate(queries):
             order = ("m", "c") if number % 2 == 0 else ("c", "m")
             for system in order:
@@ -233,12 +263,11 @@ def run_queries(
                     metis.latencies_ms.append((time.perf_counter() - started) * 1000)
                     metis.hits += any(i in q.relevant for i in ids[:5])
                     metis.abstained += bool(result["abstained"])
-                    for key, value in (result.get("timings") or {}).items():
-                        metis.server_ms.setdefault(key, []).append(float(value))
                 else:
                     ids = _ask_chroma(client, chroma_url, q)
                     chroma.latencies_ms.append((time.perf_counter() - started) * 1000)
                     chroma.hits += any(i in q.relevant for i in ids[:5])
+        metis.server_ms = _stage_means_ms(stages, _stage_seconds(client, metis_url))
     return metis, chroma
 
 

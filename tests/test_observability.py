@@ -71,6 +71,23 @@ def test_metrics_count_requests_operations_ingest_and_probe_the_indexes(
     assert _value(after, "process_resident_memory_bytes") > 0
 
 
+def test_recall_stage_timings_are_metrics_not_part_of_the_answer(
+    client: Any, gql: Any, project: str
+) -> None:
+    # An answer says nothing of how the process's shared parts (the question-vector cache,
+    # Neo4j) behaved for it: the stage timings are the process's figures, in /metrics.
+    timed = gql(RECALL.replace("hits { score }", "timings"), {"project": project, "query": "a"})
+    assert "Cannot query field 'timings'" in timed["errors"][0]["message"], timed
+    before = _samples(client)
+    assert "errors" not in gql(RECALL, {"project": project, "query": "memory keeps growing"})
+    after = _samples(client)
+    name = "metisgraph_recall_stage_duration_seconds_count"
+    for stage in ("embed", "channels", "expand", "total"):
+        assert _value(after, name, stage=stage) - _value(before, name, stage=stage) == 1, stage
+    total = "metisgraph_recall_stage_duration_seconds_sum"
+    assert _value(after, total, stage="total") > _value(before, total, stage="total")
+
+
 @pytest.mark.anyio
 async def test_neo4j_errors_are_counted_by_code(client: Any, store: Any) -> None:
     from neo4j.exceptions import CypherSyntaxError
