@@ -22,16 +22,19 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
 from metisgraph.api.auth import TokenTable, parse_tokens
+from metisgraph.api.authenticate import Authenticated
 from metisgraph.api.context import Context
 from metisgraph.api.explorer import explorer_routes
 from metisgraph.api.exports_route import export_endpoint
 from metisgraph.api.hosts import HostCheck
+from metisgraph.api.keys import KeyRing
 from metisgraph.api.limits import ConcurrencyLimit
 from metisgraph.api.maintain_service import maintain_periodically
 from metisgraph.api.mcp_runners import in_process
 from metisgraph.api.mcp_tools import build_mcp
 from metisgraph.api.metrics import metrics_endpoint
 from metisgraph.api.observed import Observed
+from metisgraph.api.ratelimit import RateLimiter
 from metisgraph.api.schema import build_schema
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
@@ -45,6 +48,7 @@ log = logging.getLogger("metisgraph")
 
 class State(TypedDict):
     services: Services
+    keys: KeyRing
 
 
 class MemoryGraphQL(GraphQL[Context, None]):
@@ -55,31 +59,6 @@ class MemoryGraphQL(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context.of_request(request, response)
-
-
-class Authenticated:
-    """Bearer-token authentication in front of an ASGI app; the caller goes into the state."""
-
-    def __init__(self, app: ASGIApp, tokens: TokenTable | None) -> None:
-        self.app = app
-        self.tokens = tokens
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.tokens is not None and scope["type"] in ("http", "websocket"):
-            headers = dict(scope.get("headers") or [])
-            authorization = headers.get(b"authorization", b"").decode("latin-1")
-            caller = self.tokens.caller_for(authorization)
-            if caller is None:
-                message = "a valid 'Authorization: Bearer <token>' header is required"
-                response = JSONResponse(
-                    {"errors": [{"message": message}]},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
-                return
-            scope.setdefault("state", {})["caller"] = caller
-        await self.app(scope, receive, send)
 
 
 class _TooLarge(Exception):
@@ -172,16 +151,19 @@ async def _vector_indexes(services: Services) -> dict[str, Any] | None:
     return {n: {"healthy": h.healthy, "error": h.error} for n, h in health.items()}
 
 
-def _tokens(settings: Settings) -> TokenTable | None:
-    spec = settings.api.api_tokens.get_secret_value() if settings.api.api_tokens else ""
-    if spec.strip():
-        return parse_tokens(spec)
-    if not settings.api.loopback and not settings.api.allow_anonymous:
+def _tokens(settings: Settings) -> tuple[TokenTable | None, bool]:
+    """The configured tokens, and whether every request needs a token."""
+    api = settings.api
+    spec = api.api_tokens.get_secret_value() if api.api_tokens else ""
+    tokens = parse_tokens(spec) if spec.strip() else None
+    required = tokens is not None or api.require_token
+    if not required and not api.loopback and not api.allow_anonymous:
         raise RuntimeError(
-            f"refusing to serve on {settings.api.host} without METISGRAPH_API_TOKENS "
-            "(set METISGRAPH_ALLOW_ANONYMOUS=true to override)"
+            f"refusing to serve on {api.host} without tokens: set METISGRAPH_API_TOKENS, or "
+            "METISGRAPH_REQUIRE_TOKEN=true for keys made with 'metisgraph keys create' "
+            "(METISGRAPH_ALLOW_ANONYMOUS=true to override)"
         )
-    return None
+    return tokens, required
 
 
 def create_app(
@@ -194,7 +176,8 @@ def create_app(
     makes the lifespan wait for it instead (tests, the CLI).
     """
     settings = settings or load_settings()
-    tokens = _tokens(settings)
+    tokens, required = _tokens(settings)
+    limiter = RateLimiter(settings.api.rate_per_second, settings.api.rate_per_minute)
     schema = build_schema(settings.api)
     # MCP over streamable HTTP: the same tools as `metisgraph mcp`, run in-process as the
     # token's caller. Stateless: each POST is whole, so any worker can answer it. Which Host
@@ -219,19 +202,20 @@ def create_app(
                     tasks.start_soon(warm_up_until_ready, services)
                 if settings.maintain.every_s:
                     tasks.start_soon(maintain_periodically, services, settings.maintain.every_s)
-                yield {"services": services}
+                yield {"services": services, "keys": KeyRing(services.store)}
                 tasks.cancel_scope.cancel()
         finally:
             await services.close()
 
+    def authenticated(app: ASGIApp) -> Authenticated:
+        return Authenticated(app, tokens, required, limiter)
+
+    graphql_ide = "graphiql" if settings.api.dev else None
     graphql = BodyLimit(
-        Authenticated(
-            MemoryGraphQL(schema, graphql_ide="graphiql" if settings.api.dev else None), tokens
-        ),
-        settings.api.max_body_bytes,
+        authenticated(MemoryGraphQL(schema, graphql_ide=graphql_ide)), settings.api.max_body_bytes
     )
     mcp_http = BodyLimit(
-        Authenticated(StreamableHTTPASGIApp(mcp.session_manager), tokens),
+        authenticated(StreamableHTTPASGIApp(mcp.session_manager)),
         settings.api.max_body_bytes,
     )
     routes = [
@@ -240,7 +224,7 @@ def create_app(
         Route("/metrics", metrics_endpoint),
         Route("/graphql", graphql, methods=["GET", "POST"]),
         Route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"]),
-        Route("/export", Authenticated(request_response(export_endpoint), tokens), methods=["GET"]),
+        Route("/export", authenticated(request_response(export_endpoint)), methods=["GET"]),
         *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]
     limit = ConcurrencyLimit.settings(settings.api)

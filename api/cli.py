@@ -20,6 +20,7 @@ from metisgraph.api import (
     cli_eval,
     cli_exports,
     cli_graph,
+    cli_keys,
     cli_maintain,
     cli_mcp,
     cli_review,
@@ -47,6 +48,8 @@ app.add_typer(schema_app, name="schema")
 app.add_typer(cli_errors.app, name="errors")
 app.add_typer(cli_eval.app, name="eval")
 app.add_typer(cli_snippets.app, name="snippet")
+app.add_typer(cli_keys.app, name="keys")
+app.command("audit")(cli_keys.audit_command)
 app.command("lineage")(cli_graph.lineage_command)
 cli_errors.app.command("list")(cli_graph.errors_command)
 app.command("analytics")(cli_graph.analytics_command)

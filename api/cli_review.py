@@ -69,13 +69,26 @@ def list_pending(
         err.print(f"next page: --after {page.end_cursor}", highlight=False)
 
 
+async def _audit(services: Services, action: str, project: str, target: str) -> None:
+    """Kept in the audit trail as the operator running the command (cli:<user>)."""
+    from metisgraph.api.audit import audit
+
+    await audit(services.store, f"cli:{getpass.getuser()}", action, project, target=target)
+
+
 def _decide(action: str) -> Callable[..., None]:
     def command(project: Project, memory_id: MemoryId, note: Note = None,
                 reviewer: Reviewer = None) -> None:  # fmt: skip
         from metisgraph.api.review_service import decide
 
         who = reviewer or getpass.getuser()
-        row = _run(lambda s: decide(s, project, memory_id, action, note, who))
+
+        async def work(services: Services) -> Any:
+            row = await decide(services, project, memory_id, action, note, who)
+            await _audit(services, action, project, row.id)
+            return row
+
+        row = _run(work)
         Console().print(f"{row.kind} {row.id}: {row.status}", highlight=False)
 
     command.__doc__ = f"{action.capitalize()} an episode or a snippet."
@@ -108,5 +121,11 @@ def correct(
             raise typer.BadParameter(f"expected FIELD=VALUE, got {item!r}", param_hint="--set")
         values[name.strip()] = value
     who = reviewer or getpass.getuser()
-    done = _run(lambda s: run_correct(s, project, memory_id, Correction(values), note, who))
+
+    async def work(services: Services) -> Any:
+        done = await run_correct(services, project, memory_id, Correction(values), note, who)
+        await _audit(services, "correct", project, done["previous"])
+        return done
+
+    done = _run(work)
     Console().print(f"{done['kind']} {done['id']} corrects {done['previous']}", highlight=False)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
 
-from metisgraph.api.auth import ANONYMOUS, Caller
+from metisgraph.api.audit import audit
+from metisgraph.api.auth import ANONYMOUS, Caller, Forbidden
+from metisgraph.api.keys import QuotaExceeded, reserve_records
+from metisgraph.api.scopes import Scope, required
 from metisgraph.api.services import Services
 
-__all__ = ["Context", "Info", "NotReady", "UserError"]
+__all__ = ["Context", "Info", "NotReady", "TooMany", "UserError"]
 
 
 class UserError(Exception):
@@ -19,6 +23,10 @@ class UserError(Exception):
 
 class NotReady(UserError):
     """The service is still starting (Neo4j, schema or model not ready)."""
+
+
+class TooMany(UserError):
+    """Over a rate or a quota: the answer is 429 with Retry-After."""
 
 
 @dataclass
@@ -44,6 +52,38 @@ class Context:
             detail = f": {readiness.error}" if readiness.error else ""
             raise NotReady(f"metisgraph is starting, try again shortly{detail}")
         return self.services
+
+    def require(self, info: StrawberryInfo[Context, None], projects: str | Iterable[str]) -> Scope:
+        """The caller holds, on every project, the scope this root field needs (``REQUIRED``
+        in metisgraph.api.scopes); Forbidden otherwise. Returns the scope."""
+        parent, field = info.path.typename or "", info.field_name
+        scope = required(parent, field)
+        if scope is None:  # fail closed: a field nobody gave a scope serves nobody
+            raise Forbidden(f"{parent}.{field} needs a scope in metisgraph.api.scopes.REQUIRED")
+        self.caller.require(projects, scope)
+        return scope
+
+    async def reserve_records(self, count: int) -> None:
+        """Count ``count`` records against the caller's quota of the day; 429 when full."""
+        default = self.services.settings.api.records_per_day
+        try:
+            await reserve_records(self.services.store, self.caller, count, default)
+        except QuotaExceeded as exc:
+            self.retry_after(exc.retry_after)
+            raise TooMany(f"{exc}; try again in {exc.retry_after} s") from None
+
+    def retry_after(self, seconds: int) -> None:
+        if self.response is not None:
+            self.response.status_code = 429
+            self.response.headers["Retry-After"] = str(seconds)
+
+    async def audit(
+        self, action: str, project: str, *, target: str | None = None, count: int | None = None
+    ) -> None:
+        """Keep who did ``action`` in ``project`` in the audit trail (never a value)."""
+        await audit(
+            self.services.store, self.caller.name, action, project, target=target, count=count
+        )
 
 
 Info = StrawberryInfo[Context, None]

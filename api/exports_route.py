@@ -16,7 +16,9 @@ from datetime import datetime
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from metisgraph.api.audit import audit
 from metisgraph.api.auth import ANONYMOUS, Caller, Forbidden
+from metisgraph.api.scopes import Scope
 from metisgraph.api.services import Services
 from metisgraph.api.tenancy import utc
 from metisgraph.graph.exports import CSV_TABLES, FORMATS, export_chunks
@@ -44,11 +46,12 @@ async def export_endpoint(request: Request) -> Response:
         return _problem(503, "metisgraph is starting, try again shortly")
     try:
         project, fmt, table, since, vectors = _arguments(request)
-        caller.require(project)
+        caller.require(project, Scope.read)
     except Forbidden as exc:
         return _problem(403, str(exc))
     except _BadRequest as exc:
         return _problem(400, str(exc))
+    await audit(services.store, caller.name, "export", project, target=fmt)
     chunks = export_chunks(
         services.store,
         project,

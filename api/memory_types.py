@@ -5,7 +5,9 @@ from __future__ import annotations
 import strawberry
 
 from metisgraph.api import memory_service as service
+from metisgraph.api.audit import REVIEW_ACTIONS
 from metisgraph.api.context import Info
+from metisgraph.ingest.sanitize import redact_id
 
 __all__ = ["ForgetResult", "MemoryMutation", "ReviewResult"]
 
@@ -33,9 +35,10 @@ class MemoryMutation:
         self, info: Info, project: str, memory_id: str, status: str, note: str | None = None
     ) -> ReviewResult:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         reviewer = info.context.caller.name
         done = await service.review(services, project, memory_id, status, note, reviewer)
+        await info.context.audit(REVIEW_ACTIONS[done.status], project, target=done.id)
         return ReviewResult(id=done.id, kind=done.kind, status=done.status)
 
     @strawberry.mutation(
@@ -50,8 +53,11 @@ class MemoryMutation:
         task_id: str | None = None,
     ) -> ForgetResult:
         services = info.context.ready_services()
-        info.context.caller.require(project)
-        return ForgetResult(deleted=await service.forget(services, project, episode_id, task_id))
+        info.context.require(info, project)
+        deleted = await service.forget(services, project, episode_id, task_id)
+        target = redact_id(episode_id or task_id or "")  # ids are kept as stored
+        await info.context.audit("forget", project, target=target, count=deleted)
+        return ForgetResult(deleted=deleted)
 
     @strawberry.mutation(
         description="Forget a whole project: every memory in it, with its links. `confirm` "
@@ -59,5 +65,7 @@ class MemoryMutation:
     )
     async def forget_project(self, info: Info, project: str, confirm: str) -> ForgetResult:
         services = info.context.ready_services()
-        info.context.caller.require(project)
-        return ForgetResult(deleted=await service.forget_project(services, project, confirm))
+        info.context.require(info, project)
+        deleted = await service.forget_project(services, project, confirm)
+        await info.context.audit("forget_project", project, count=deleted)
+        return ForgetResult(deleted=deleted)

@@ -111,7 +111,7 @@ class PlanQuery:
             tools=tuple(task.tools or ()), projects=tuple(task.projects or ()), k=k,
             budget=budget, require_verified=require_verified, filters=recall_filters(filter),
         )  # fmt: skip
-        info.context.caller.require(req.all_projects)
+        info.context.require(info, req.all_projects)
         planned = await plan_context(services, req)
         fitted, recalled = planned.fitted, planned.recall
         count = prompt_tokenizer().count

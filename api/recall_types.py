@@ -494,5 +494,5 @@ class RecallQuery:
     ) -> RecallResult:
         services = info.context.ready_services()
         question = _question(project, query, context, filter, k, preset)
-        info.context.caller.require(question.all_projects)
+        info.context.require(info, question.all_projects)
         return _result(await answer(services, question))

@@ -89,13 +89,18 @@ class BatchResult:
 
 async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str) -> BatchResult:
     services = info.context.ready_services()
-    info.context.caller.require({i.project for i in inputs})
+    projects = {i.project for i in inputs}
+    info.context.require(info, projects)
+    await info.context.reserve_records(len(inputs))
     items = []
     for n, item in enumerate(inputs):
         raw = {"record_type": record_type, **plain(item)}
         ref = SourceRef(file="graphql", line=None, pointer=f"{pointer}[{n}]")
         items.append(validate_record(raw, ref))
     summary = await services.ingestor.ingest(items, keep_results=True)
+    for project in sorted(projects):
+        count = sum(i.project == project for i in inputs)
+        await info.context.audit("record", project, count=count)
     stored = iter(r for r in summary.results if r.status != "refused")
     # Valid records can still be refused while they are prepared: found by where they are.
     late = {r.ref: r for r in summary.refusals if isinstance(r, Refused)}

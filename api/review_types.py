@@ -7,6 +7,7 @@ from typing import Any
 
 import strawberry
 
+from metisgraph.api.audit import REVIEW_ACTIONS
 from metisgraph.api.context import Info
 from metisgraph.api.review_service import (
     Correction,
@@ -119,7 +120,7 @@ class ReviewQuery:
         after: str | None = None,
     ) -> ReviewQueuePage:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         page = await review_queue(services, project, kind.value if kind else None, first, after)
         items = [
             PendingMemory(
@@ -143,7 +144,7 @@ class ReviewQuery:
     @strawberry.field(description="A memory's review: who decided, why, and its versions.")
     async def memory_review(self, info: Info, project: str, memory_id: str) -> MemoryReview:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         return _review(await review_detail(services, project, memory_id))
 
 
@@ -163,13 +164,15 @@ class ReviewMutation:
         correction: CorrectionInput | None = None,
     ) -> MemoryReview:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         reviewer = info.context.caller.name
         if action is ReviewAction.CORRECT:
             values = {k: v for k, v in vars(correction or CorrectionInput()).items()}
             if isinstance(values.get("outcome"), Enum):
                 values["outcome"] = values["outcome"].value
             done = await correct(services, project, memory_id, Correction(values), note, reviewer)
+            await info.context.audit("correct", project, target=done["previous"])
             return _review(await review_detail(services, project, done["id"]))
-        await decide(services, project, memory_id, action.value, note, reviewer)
+        decided = await decide(services, project, memory_id, action.value, note, reviewer)
+        await info.context.audit(REVIEW_ACTIONS[decided.status], project, target=decided.id)
         return _review(await review_detail(services, project, memory_id))

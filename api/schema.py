@@ -22,6 +22,7 @@ from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
 from metisgraph.api.analytics_types import AnalyticsQuery
+from metisgraph.api.audit_types import AuditQuery
 from metisgraph.api.errors import MaskInternalErrors, UnavailableAs503
 from metisgraph.api.explore_types import ExploreQuery
 from metisgraph.api.lineage_types import LineageQuery
@@ -48,6 +49,7 @@ Query = merge_types(
         ExploreQuery,
         AnalyticsQuery,
         ReviewQuery,
+        AuditQuery,
     ),
 )
 Mutation = merge_types(

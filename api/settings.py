@@ -30,6 +30,20 @@ class ApiSettings(BaseSettings):
     allow_anonymous: bool = Field(
         default=False, description="Serve without tokens on a non-loopback address"
     )
+    require_token: bool = Field(
+        default=False,
+        description="Every request needs a token, a METISGRAPH_API_TOKENS entry or a key "
+        "made with 'metisgraph keys create' (on by itself when METISGRAPH_API_TOKENS is set)",
+    )
+    rate_per_second: float = Field(
+        default=0, ge=0, description="Requests a second per caller (0: no limit); keys may differ"
+    )
+    rate_per_minute: float = Field(
+        default=0, ge=0, description="Requests a minute per caller (0: no limit); keys may differ"
+    )
+    records_per_day: int = Field(
+        default=0, ge=0, description="Records a day a stored key may write (0: no limit)"
+    )
     allowed_hosts: str = Field(
         default="127.0.0.1,localhost,::1",
         description="Names the API answers to (Host header), comma-separated; '*.example.com' "

@@ -334,7 +334,7 @@ class SnippetQuery:
         ] = False,
     ) -> list[SnippetHit]:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         found = await service.search(
             services, project=project, query=query, language=language,
             kind=plain(kind), imports=imports or [], calls=calls or [], k=k,
@@ -347,7 +347,7 @@ class SnippetQuery:
         self, info: Info, project: str, id: str, environment: EnvironmentInput | None = None
     ) -> SnippetDetail | None:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         row = await service.read_snippet(services, project, id)
         return None if row is None else _detail(row, environment_record(environment))
 
@@ -357,8 +357,11 @@ class SnippetMutation:
     @strawberry.mutation(description="Record one snippet; analysed, sanitized and versioned.")  # type: ignore[untyped-decorator]
     async def record_snippet(self, info: Info, input: SnippetRecordInput) -> SnippetRecordResult:
         services = info.context.ready_services()
-        info.context.caller.require(input.project)
+        info.context.require(info, input.project)
+        await info.context.reserve_records(1)
         done = await service.record_snippet(services, plain(input))
+        if done.status != "refused":
+            await info.context.audit("record", input.project, target=done.id, count=1)
         return SnippetRecordResult(
             id=done.id,
             status=done.status,
@@ -371,7 +374,7 @@ class SnippetMutation:
         self, info: Info, project: str, memory_id: str, success: bool, note: str | None = None
     ) -> OutcomeStats:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         row = await service.report_outcome(services, project, memory_id, success, note)
         return OutcomeStats(
             memory_id=row["id"], kind=row["label"], uses=row["uses"], successes=row["successes"],

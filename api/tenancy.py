@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from metisgraph.api.auth import Caller
+from metisgraph.api.auth import ALL_PROJECTS, Caller
 from metisgraph.api.context import UserError
+from metisgraph.api.scopes import Scope
 from metisgraph.graph import InvalidId, NodeRef, decode_id
 
 __all__ = ["MAX_PROJECTS", "readable_projects", "readable_ref", "utc", "visible_projects"]
@@ -27,13 +28,15 @@ def readable_projects(
         raise UserError(f"{argument}: name at least one project, none blank")
     if len(named) > MAX_PROJECTS:
         raise UserError(f"{argument}: at most {MAX_PROJECTS} projects, got {len(named)}")
-    caller.require(named)
+    caller.require(named, Scope.read)
     return named
 
 
 def visible_projects(caller: Caller) -> list[str] | None:
     """The projects the caller may read; None: every project."""
-    return None if caller.projects is None else sorted(caller.projects)
+    if caller.grants is None or caller.allows(ALL_PROJECTS, Scope.read):
+        return None
+    return sorted(p for p, held in caller.grants.items() if Scope.read in held)
 
 
 def readable_ref(caller: Caller, node_id: str, kind: str | None = None) -> NodeRef | None:

@@ -90,7 +90,7 @@ class VerificationMutation:
         ] = None,
     ) -> VerificationResult:
         services = info.context.ready_services()
-        info.context.caller.require(project)
+        info.context.require(info, project)
         try:
             verdict = await verify_snippet(
                 services.store, services.sandbox, project=project, snippet_id=snippet_id,

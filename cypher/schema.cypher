@@ -15,6 +15,9 @@ CREATE CONSTRAINT tag_key IF NOT EXISTS FOR (g:Tag) REQUIRE (g.project, g.name) 
 CREATE CONSTRAINT pattern_key IF NOT EXISTS FOR (p:Pattern) REQUIRE (p.project, p.id) IS UNIQUE;
 CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (s:Symbol) REQUIRE (s.project, s.name) IS UNIQUE;
 CREATE CONSTRAINT verdict_key IF NOT EXISTS FOR (v:Verdict) REQUIRE (v.project, v.id) IS UNIQUE;
+// Service records outside every project (cypher/keys.cypher): API keys and the audit trail.
+CREATE CONSTRAINT access_key_id IF NOT EXISTS FOR (k:AccessKey) REQUIRE k.key_id IS UNIQUE;
+CREATE INDEX audit_about IF NOT EXISTS FOR (a:AuditEntry) ON (a.about, a.at);
 
 // Range indexes for the properties recall filters on.
 CREATE INDEX episode_outcome IF NOT EXISTS FOR (e:Episode) ON (e.project, e.outcome);

@@ -355,6 +355,6 @@ def test_another_tenant_reads_as_not_found_and_its_names_are_refused(
     assert seen[0] == seen[2] and seen[1] == seen[3] and "Not found" in seen[0]
     _open(browser, site, f"#/errors?p={site.story.billing}", SHOP_TOKEN)
     message = browser.find_element(By.ID, "problems").text
-    assert f"not allowed to use project(s): {site.story.billing}" in message
+    assert f"not allowed to read project(s): {site.story.billing}" in message
     _open(browser, site, "#/errors", "not-a-token-at-all")
     assert "needs a valid token" in browser.find_element(By.ID, "problems").text

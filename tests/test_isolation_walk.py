@@ -10,6 +10,7 @@ at the end no answer A received holds anything of B, and B is as it was.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -63,7 +64,7 @@ class Walk:
     def refused(self, query: str, **variables: Any) -> None:
         body = self.ask(query, **variables)
         messages = " ".join(e["message"] for e in body.get("errors") or [])
-        assert f"not allowed to use project(s): {self.b}" in messages, body
+        assert re.search(rf"not allowed to \w+ project\(s\): {self.b}\b", messages), body
 
     def nothing(self, query: str, **variables: Any) -> None:
         """No B data: the field is null or an error that names no B memory."""
@@ -93,6 +94,16 @@ def _recall(w: Walk) -> None:
       recall(project: $p, query: "build totals float", context: $c) { hits { score } } }"""
     w.refused(q, p=w.b)
     w.refused(q, p=w.a, c={"projects": [w.b]})
+
+
+@_case("project", "task.projects")
+def _plan_context(w: Walk) -> None:
+    q = """query($p: String!, $t: PlanTaskInput!) {
+      planContext(project: $p, task: $t) { prompt memories { id } } }"""
+    task = {"goal": "sum the amounts of the rows into totals"}
+    w.refused(q, p=w.b, t=task)
+    w.refused(q, p=w.a, t={**task, "projects": [w.b]})
+    assert "errors" not in w.ask(q, p=w.a, t=task)  # A's own plan: checked for B at the end
 
 
 @_case("project")
@@ -155,12 +166,45 @@ def _analytics(w: Walk) -> None:
     w.refused("query($ps: [String!]!) { analytics(projects: $ps) { episodes } }", ps=[w.b])
 
 
+@_case("project")
+def _audit_log(w: Walk) -> None:
+    w.refused("query($p: String!) { auditLog(project: $p) { entries { action } } }", p=w.b)
+
+
 @_case("project", "memoryId")
 def _review(w: Walk) -> None:
     q = """mutation($p: String!, $m: String!) {
       reviewMemory(project: $p, memoryId: $m, status: "rejected") { status } }"""
     w.refused(q, p=w.b, m=w.ids["episode_key"])
     w.nothing(q, p=w.a, m=w.ids["episode_key"])
+
+
+@_case("project")
+def _review_queue(w: Walk) -> None:
+    w.refused("query($p: String!) { reviewQueue(project: $p) { total } }", p=w.b)
+
+
+@_case("project", "memoryId")
+def _memory_review(w: Walk) -> None:
+    q = """query($p: String!, $m: String!) {
+      memoryReview(project: $p, memoryId: $m) { id status } }"""
+    for memory in (w.ids["episode_key"], w.ids["snippet"]):
+        w.refused(q, p=w.b, m=memory)
+        w.nothing(q, p=w.a, m=memory)
+
+
+@_case("project", "memoryId")
+def _review_action(w: Walk) -> None:
+    q = """mutation($p: String!, $m: String!, $a: ReviewAction!, $c: CorrectionInput) {
+      review(project: $p, memoryId: $m, action: $a, correction: $c) { id status } }"""
+    corrections = {
+        w.ids["episode_key"]: {"summary": "walk: A rewrites B"},
+        w.ids["snippet"]: {"code": "def walk():\n    return 2\n"},
+    }
+    for memory, change in corrections.items():
+        for action in ("REJECT", "CORRECT"):
+            w.refused(q, p=w.b, m=memory, a=action, c=change)
+            w.nothing(q, p=w.a, m=memory, a=action, c=change)
 
 
 @_case("project", "episodeId", "taskId")
@@ -234,6 +278,7 @@ def _verify_snippet(w: Walk) -> None:
 
 CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.recall": _recall,
+    "Query.planContext": _plan_context,
     "Query.searchSnippets": _search_snippets,
     "Query.snippet": _snippet,
     "Query.lineage": _lineage,
@@ -244,7 +289,11 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.node": _node,
     "Query.neighbourhood": _neighbourhood,
     "Query.analytics": _analytics,
+    "Query.reviewQueue": _review_queue,
+    "Query.memoryReview": _memory_review,
+    "Query.auditLog": _audit_log,
     "Mutation.reviewMemory": _review,
+    "Mutation.review": _review_action,
     "Mutation.forget": _forget,
     "Mutation.forgetProject": _forget_project,
     "Mutation.recordEpisode": _record_episode,
@@ -344,11 +393,13 @@ def _b_ids(w: Walk) -> dict[str, str]:
 
 
 def _b_state(w: Walk) -> Any:
-    q = """query($ps: [String!]!, $s: String!, $p: String!) {
+    q = """query($ps: [String!]!, $s: String!, $p: String!, $e: String!) {
       projects { name tasks episodes errors }
       errors(projects: $ps) { totalCount items { sightings tasks } }
-      snippet(project: $p, id: $s) { snippet { id uses successes failures } } }"""
-    return w.ask(q, B, ps=[w.b], s=w.ids["snippet"], p=w.b)["data"]
+      snippet(project: $p, id: $s) { snippet { id uses successes failures } }
+      episodeReview: memoryReview(project: $p, memoryId: $e) { status reviewer correctedBy }
+      snippetReview: memoryReview(project: $p, memoryId: $s) { status reviewer correctedBy } }"""
+    return w.ask(q, B, ps=[w.b], s=w.ids["snippet"], p=w.b, e=w.ids["episode_key"])["data"]
 
 
 def test_every_field_and_every_naming_argument_has_a_case(app_settings: Any) -> None:

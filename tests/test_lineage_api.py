@@ -177,7 +177,7 @@ def test_a_token_reads_its_projects_only(api: Any, story: Story) -> None:
     ]  # fmt: skip
     for query, variables in denied:
         body = _ask(api, query, SHOP, **variables)
-        assert f"not allowed to use project(s): {story.billing}" in body["errors"][0]["message"]
+        assert f"not allowed to read project(s): {story.billing}" in body["errors"][0]["message"]
     listed = _ask(api, "{ projects { name } }", SHOP)["data"]["projects"]
     assert [p["name"] for p in listed] == [story.shop]
 

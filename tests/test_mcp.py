@@ -133,7 +133,7 @@ async def test_token_scopes_apply_to_mcp_tools(
     with serve(create_app(settings, embedder=embedder, wait_ready=True)) as url:
         async with over_http(url, "alpha-token-0123456789") as session:
             denied = await session.call_tool("recall", {"project": "team-b", "query": "x"})
-            assert denied.is_error and "not allowed to use project(s): team-b" in (
+            assert denied.is_error and "not allowed to read project(s): team-b" in (
                 denied.content[0].text
             )
             allowed = await session.call_tool("recall", {"project": "team-a", "query": "x"})

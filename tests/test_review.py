@@ -16,6 +16,8 @@ REVIEW = """mutation($p: String!, $id: String!, $a: ReviewAction!, $n: String,
                    $c: CorrectionInput) {
   review(project: $p, memoryId: $id, action: $a, note: $n, correction: $c) {
     id status reviewer note reason correctedBy versionOf { id reason reviewer note } } }"""
+AUDIT = """query($p: String!) { auditLog(project: $p, first: 500) {
+  entries { actor action target } } }"""
 DETAIL = """query($p: String!, $id: String!) { memoryReview(project: $p, memoryId: $id) {
   id status reviewer note correctedBy versionOf { id } } }"""
 
@@ -70,6 +72,9 @@ def test_queue_pages_and_actions(gql: Any, project: str) -> None:
     assert rejected["status"] == "rejected"
     left = gql(QUEUE, {"p": project, "kind": "EPISODE"})["data"]["reviewQueue"]
     assert [i["id"] for i in left["items"]] == ["ep-1", "ep-2"]
+    trail = gql(AUDIT, {"p": project})["data"]["auditLog"]["entries"]
+    decided = {(e["action"], e["target"]) for e in trail}
+    assert {("approve", "ep-0"), ("hold", "ep-2"), ("reject", "ep-3")} <= decided, trail
 
 
 def test_correction_is_a_new_version(gql: Any, project: str) -> None:
@@ -97,6 +102,8 @@ def test_correction_is_a_new_version(gql: Any, project: str) -> None:
     assert "ep-1" not in ids and new["id"] in ids
     corrected = next(h["episode"] for h in hits if h["episode"]["id"] == new["id"])
     assert corrected["outcome"] == "partial" and corrected["source"] == "reviewer"
+    trail = gql(AUDIT, {"p": project})["data"]["auditLog"]["entries"]
+    assert ("correct", "ep-1") in {(e["action"], e["target"]) for e in trail}, trail
     nothing = gql(REVIEW, {"p": project, "id": new["id"], "a": "CORRECT", "c": {}})
     assert "correction" in nothing["errors"][0]["message"]
 

@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from metisgraph_client import (
     AsyncClient,
+    AuthError,
     Client,
     Observation,
     OpenAIChatModel,
@@ -152,6 +153,21 @@ def test_an_outcome_is_never_sent_twice() -> None:
             pytest.raises(TransportError):  # fmt: skip
         client.record_outcome("p", "ep-1", True)
     assert len(sent) == 1
+
+
+def test_a_scope_the_key_lacks_is_an_auth_error() -> None:
+    """The service names the scope refused ("not allowed to write project(s): p")."""
+    from metisgraph.api.auth import Caller, Forbidden
+    from metisgraph.api.scopes import Scope
+
+    reader = Caller.granted("key:r", ["a"], [Scope.read])
+    for project, scope in (("b", Scope.read), ("a", Scope.write)):
+        with pytest.raises(Forbidden) as refused:
+            reader.require(project, scope)
+        said = {"data": None, "errors": [{"message": str(refused.value)}]}
+        transport = httpx.MockTransport(lambda _, said=said: httpx.Response(200, json=said))
+        with Client("http://service", transport=transport) as client, pytest.raises(AuthError):
+            client.recall(project, "q")
 
 
 def _stub_model(calls: list[dict[str, Any]]) -> Starlette:

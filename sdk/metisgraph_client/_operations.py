@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -20,6 +21,8 @@ from metisgraph_client._models import (
 __all__ = ["Operation", "answer_of", "new_id"]
 
 T = TypeVar("T")
+# The scope the key lacks is named: "not allowed to write project(s): …".
+_FORBIDDEN = re.compile(r"not allowed to \w+ project")
 
 _EPISODE = "id summary outcome taskId uses successes failures"
 PLAN = """
@@ -82,7 +85,7 @@ def answer_of(operation: Operation[T], status: int, body: Any) -> T:
         raise QueryError([f"not a GraphQL answer (HTTP {status})"])
     errors = [str(e.get("message", e)) for e in body.get("errors") or []]
     if errors:
-        if any(m.startswith("not allowed to use project") for m in errors):
+        if any(_FORBIDDEN.match(m) for m in errors):
             raise AuthError("; ".join(errors))
         if any(m.startswith("metisgraph is starting") for m in errors):
             raise NotReady("; ".join(errors))

@@ -1,0 +1,87 @@
+"""Requests per second and per minute, per caller: a token bucket for each window.
+
+Kept in the process: behind a load balancer each server counts its own share. A caller
+over a rate is answered 429 with ``Retry-After`` (whole seconds until a request fits).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from metisgraph.api.auth import Caller
+
+__all__ = ["RateLimiter"]
+
+_CALLERS = 10_000
+
+
+@dataclass
+class _Bucket:
+    capacity: float
+    per_second: float
+    tokens: float
+    at: float
+
+    def refill(self, now: float) -> None:
+        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+
+    def wait(self) -> float:
+        """Seconds until one request fits (0: it fits now)."""
+        return 0.0 if self.tokens >= 1 else (1 - self.tokens) / self.per_second
+
+
+class RateLimiter:
+    """Per-caller buckets; a caller's own limits win over the defaults, 0 means unlimited."""
+
+    def __init__(
+        self,
+        per_second: float = 0.0,
+        per_minute: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.per_second = per_second
+        self.per_minute = per_minute
+        self.clock = clock
+        self._buckets: OrderedDict[tuple[str, str], _Bucket] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def retry_after(self, caller: Caller) -> int | None:
+        """None when the request may go (and it is counted), else the seconds to wait."""
+        rates = []
+        second = caller.limits.per_second
+        minute = caller.limits.per_minute
+        for window, rate, seconds in (
+            ("second", self.per_second if second is None else second, 1.0),
+            ("minute", self.per_minute if minute is None else minute, 60.0),
+        ):
+            if rate:
+                rates.append((window, float(rate), seconds))
+        if not rates:
+            return None
+        now = self.clock()
+        with self._lock:
+            buckets = [self._bucket(caller.name, w, r, s, now) for w, r, s in rates]
+            wait = max(b.wait() for b in buckets)
+            if wait > 0:
+                return max(1, math.ceil(wait))
+            for bucket in buckets:
+                bucket.tokens -= 1
+        return None
+
+    def _bucket(self, name: str, window: str, rate: float, seconds: float, now: float) -> _Bucket:
+        key = (name, window)
+        bucket = self._buckets.get(key)
+        if bucket is None or bucket.capacity != rate:
+            bucket = _Bucket(capacity=rate, per_second=rate / seconds, tokens=rate, at=now)
+            self._buckets[key] = bucket
+        bucket.refill(now)
+        self._buckets.move_to_end(key)
+        while len(self._buckets) > _CALLERS:
+            self._buckets.popitem(last=False)
+        return bucket
