@@ -9,7 +9,7 @@ common_types.
 from __future__ import annotations
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, NoSchemaIntrospectionCustomRule
 from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
@@ -85,6 +85,8 @@ def build_schema(settings: ApiSettings) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
     ]
+    if not settings.dev:  # the published SDL is schema.graphql; GraphiQL needs introspection
+        rules.append(NoSchemaIntrospectionCustomRule)
     return _QuietSchema(
         query=Query,
         mutation=Mutation,

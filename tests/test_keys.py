@@ -206,3 +206,12 @@ def test_keys_and_the_trail_stay_out_of_the_project_graph(keys: Keys) -> None:
     projects = keys.body("admin", "{ projects { name } }")["data"]["projects"]
     assert [p["name"] for p in projects] == [keys.project]
 
+
+def test_introspection_only_in_dev(app_settings: Any) -> None:
+    from metisgraph.api.schema import build_schema
+
+    served = build_schema(app_settings.api)
+    assert served.execute_sync("{ __schema { queryType { name } } }").errors
+    assert not served.execute_sync("{ __typename }").errors
+    dev = build_schema(app_settings.api.model_copy(update={"dev": True}))
+    assert not dev.execute_sync("{ __schema { queryType { name } } }").errors
