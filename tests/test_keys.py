@@ -215,3 +215,14 @@ def test_introspection_only_in_dev(app_settings: Any) -> None:
     assert not served.execute_sync("{ __typename }").errors
     dev = build_schema(app_settings.api.model_copy(update={"dev": True}))
     assert not dev.execute_sync("{ __schema { queryType { name } } }").errors
+
+
+def test_off_loopback_a_token_is_required(app_settings: Any) -> None:
+    from metisgraph.api.app import _tokens
+
+    settings = app_settings.model_copy(deep=True)
+    settings.api.host = "10.0.0.5"
+    with pytest.raises(RuntimeError, match="without tokens"):
+        _tokens(settings)
+    settings.api.require_token = True  # stored keys only
+    assert _tokens(settings) == (None, True)
