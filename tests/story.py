@@ -34,6 +34,27 @@ def story_records(story: Story) -> list[Any]:
     return items
 
 
+def ingest_story(neo4j_settings: Any, embedder: Any, story: Story) -> None:
+    """Write the story into the test Neo4j (the schema applied first), on a driver of its
+    own: for module fixtures, outside any test's event loop."""
+    import anyio
+
+    from metisgraph.graph.indexes import apply_schema
+    from metisgraph.graph.store import GraphStore, driver_from_settings
+    from metisgraph.ingest.pipeline.ingestor import Ingestor
+
+    async def load() -> None:
+        driver = driver_from_settings(neo4j_settings)
+        try:
+            store = GraphStore(driver, neo4j_settings.database)
+            await apply_schema(store, embedder.dimension)
+            await Ingestor(store, embedder).ingest(story_records(story))
+        finally:
+            await driver.close()
+
+    anyio.run(load)
+
+
 def numpy_error_key() -> str:
     """The key of the story's main error (AttributeError np.float in build_totals)."""
     for line in STORY.read_text(encoding="utf-8").splitlines():

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 import pytest
 from graphql import (
     GraphQLInputObjectType,
@@ -26,7 +25,7 @@ from graphql import (
     GraphQLObjectType,
 )
 from graphql import build_schema as parse_sdl
-from story import Story, story_records
+from story import Story, ingest_story
 
 A_TOKEN = "walk-a-token-0123456789"
 B_TOKEN = "walk-b-token-0123456789"
@@ -336,23 +335,10 @@ def walk(neo4j_settings: Any, app_settings: Any, embedder: Any) -> Iterator[Walk
     from starlette.testclient import TestClient
 
     from metisgraph.api.app import create_app
-    from metisgraph.graph.indexes import apply_schema
-    from metisgraph.graph.store import GraphStore, driver_from_settings
-    from metisgraph.ingest.pipeline.ingestor import Ingestor
 
     name = f"walk{uuid.uuid4().hex[:8]}"
     story = Story(shop=f"{name}-a", billing=f"{name}-b")
-
-    async def load() -> None:
-        driver = driver_from_settings(neo4j_settings)
-        try:
-            store = GraphStore(driver, neo4j_settings.database)
-            await apply_schema(store, embedder.dimension)
-            await Ingestor(store, embedder).ingest(story_records(story))
-        finally:
-            await driver.close()
-
-    anyio.run(load)
+    ingest_story(neo4j_settings, embedder, story)
     settings = app_settings.model_copy(deep=True)
     settings.api.api_tokens = SecretStr(f"{A_TOKEN}={story.shop};{B_TOKEN}={story.billing}")
     app = create_app(settings, embedder=embedder, wait_ready=True)

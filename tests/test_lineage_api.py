@@ -9,10 +9,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import networkx as nx
 import pytest
-from story import STORY, Story, numpy_error_key, story_records
+from story import STORY, Story, ingest_story, numpy_error_key
 
 from metisgraph.graph import NodeRef
 
@@ -43,23 +42,9 @@ query($projects: [String!]!, $error: ErrorRef!, $limit: Int! = 100, $after: Stri
 
 @pytest.fixture(scope="module")
 def story(neo4j_settings: Any, embedder: Any) -> Story:
-    from metisgraph.graph.indexes import apply_schema
-    from metisgraph.graph.store import GraphStore, driver_from_settings
-    from metisgraph.ingest.pipeline.ingestor import Ingestor
-
     name = f"lapi{uuid.uuid4().hex[:8]}"
     story = Story(shop=f"{name}-shop", billing=f"{name}-billing")
-
-    async def load() -> None:
-        driver = driver_from_settings(neo4j_settings)
-        try:
-            store = GraphStore(driver, neo4j_settings.database)
-            await apply_schema(store, embedder.dimension)
-            await Ingestor(store, embedder).ingest(story_records(story))
-        finally:
-            await driver.close()
-
-    anyio.run(load)
+    ingest_story(neo4j_settings, embedder, story)
     return story
 
 
