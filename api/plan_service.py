@@ -26,6 +26,7 @@ MAX_PLAN_K = 50
 MAX_BUDGET = 100_000
 _SNIPPETS = 3  # snippets the search adds beside those across the recalled episodes' bridge
 _FIELD_CHARS = 20_000  # goal, description, state: a plan's inputs, not a log dump
+_OFF = "k=0: memory off, the prompt is planned from the task alone"
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,8 @@ class Planned:
 def _check(req: PlanRequest) -> None:
     if not req.goal.strip():
         raise UserError("task.goal: must not be blank")
-    if not 1 <= req.k <= MAX_PLAN_K:
-        raise UserError(f"k must be between 1 and {MAX_PLAN_K}, got {req.k}")
+    if not 0 <= req.k <= MAX_PLAN_K:
+        raise UserError(f"k must be between 0 and {MAX_PLAN_K}, got {req.k}")
     if not 1 <= req.budget <= MAX_BUDGET:
         raise UserError(f"budget must be between 1 and {MAX_BUDGET} tokens, got {req.budget}")
     for name in ("goal", "description", "state"):
@@ -89,13 +90,17 @@ def _question(req: PlanRequest) -> Question:
 async def plan_context(services: Services, req: PlanRequest) -> Planned:
     """The memories that help plan the task, and the prompt that holds as many as fit."""
     _check(req)
-    recalled = await answer(services, _question(req))
-    searched = await search(
-        services, project=req.project, query=req.goal, language=None, kind=None, imports=[],
-        calls=[], k=_SNIPPETS, environment=req.environment,
-        require_verified=req.require_verified,
-    )  # fmt: skip
-    memories = memories_from(recalled, searched, verified_only=req.require_verified)
+    if req.k == 0:  # memory off: the same prompt from the task alone (a control, a baseline)
+        recalled = RecallOutcome([], [], abstained=False, reason=_OFF, timings={}, candidates=0)
+        memories: list[Memory] = []
+    else:
+        recalled = await answer(services, _question(req))
+        searched = await search(
+            services, project=req.project, query=req.goal, language=None, kind=None,
+            imports=[], calls=[], k=_SNIPPETS, environment=req.environment,
+            require_verified=req.require_verified,
+        )  # fmt: skip
+        memories = memories_from(recalled, searched, verified_only=req.require_verified)
     task = PlanTask(
         goal=req.goal, description=req.description, state=req.state, error=req.error,
         environment=_environment_text(req.environment), tools=req.tools,

@@ -94,7 +94,13 @@ class PlanQuery:
         info: Info,
         project: str,
         task: PlanTaskInput,
-        k: int = 8,
+        k: Annotated[
+            int,
+            strawberry.argument(
+                description="Memories to recall; 0 turns memory off (the prompt from the task "
+                "alone, a control)"
+            ),
+        ] = 8,
         budget: Annotated[
             int, strawberry.argument(description="Most tokens the prompt may take")
         ] = 2000,

@@ -138,7 +138,18 @@ def test_plan_context_refuses_what_it_cannot_do(gql: Any, remembered: str) -> No
     assert "task.goal: must not be blank" in blank["errors"][0]["message"]
     wide = gql(PLAN, {"project": remembered, "task": task, "k": 500, "budget": 900,
                       "verified": False})  # fmt: skip
-    assert "k must be between 1 and 50" in wide["errors"][0]["message"]
+    assert "k must be between 0 and 50" in wide["errors"][0]["message"]
+
+
+def test_k_zero_turns_memory_off(gql: Any, remembered: str) -> None:
+    """The control of a with/without-memory comparison: the same prompt, no memory in it,
+    though the project holds memories that fit (the call above with k=5 finds them)."""
+    off = gql(PLAN, {"project": remembered, "task": {"goal": "import the orders csv file",
+                     "error": TRACE}, "k": 0, "budget": 4000, "verified": False})  # fmt: skip
+    plan = off["data"]["planContext"]
+    assert plan["memories"] == [] and plan["considered"] == 0 and "memory off" in plan["reason"]
+    assert "(no memory applies: plan from the task alone)" in plan["prompt"]
+    assert "UnicodeDecodeError" in plan["prompt"] and "--encoding latin-1" not in plan["prompt"]
 
 
 def test_required_verification_keeps_unverified_code_out(gql: Any, remembered: str) -> None:
