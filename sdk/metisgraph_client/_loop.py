@@ -109,6 +109,15 @@ def _record_step(client: Client, project: str, task_id: str, number: int, step: 
     return episode_id
 
 
+def _state(steps: list[StepRecord]) -> str:
+    """Where the task stands: every step taken so far in it (so a plan never loses its own
+    task's history, with memory off or cut by the budget), and the last step's output."""
+    done = [f"step {s.number}: {s.step.action} → {'worked' if s.observation.success else 'failed'}"
+            for s in steps]  # fmt: skip
+    last = steps[-1].observation.output
+    return "\n".join(done) + (f"\nlast output:\n{last}" if last else "")
+
+
 def run_task(
     client: Client,
     project: str,
@@ -124,7 +133,8 @@ def run_task(
     k: int = 8,
 ) -> TaskReport:
     """Work a task to its end: each step planned from memory, run, and memorised; then the
-    task closed (resolved or abandoned) and outcome feedback sent for every cited memory."""
+    task closed (resolved or abandoned) and outcome feedback sent for every cited memory.
+    ``k=0`` plans without memory (a control run): steps are still recorded."""
     task_id = task_id or new_id("task")
     client.record_task(project, goal, id=task_id, status="open")
     report = TaskReport(task_id=task_id, resolved=False)
@@ -139,9 +149,7 @@ def run_task(
         cited = _cited(plan, step)
         episode = _record_step(client, project, task_id, number, step, seen, cited)
         report.steps.append(StepRecord(number, step, seen, cited, episode))
-        state = f"step {number}: {step.action} → {'worked' if seen.success else 'failed'}"
-        state += f"\n{seen.output}" if seen.output else ""
-        error = seen.error
+        state, error = _state(report.steps), seen.error
         if seen.done:
             report.resolved = seen.success
             break
