@@ -36,8 +36,8 @@ async def over_http(url: str, token: str | None = None) -> AsyncIterator[ClientS
 
 
 @asynccontextmanager
-async def over_stdio(url: str) -> AsyncIterator[ClientSession]:
-    env = {"METISGRAPH_MCP_URL": url}
+async def over_stdio(url: str, token: str | None = None) -> AsyncIterator[ClientSession]:
+    env = {"METISGRAPH_MCP_URL": url, **({"METISGRAPH_MCP_TOKEN": token} if token else {})}
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     server = StdioServerParameters(command=CLI, args=["mcp"], env=env)
@@ -120,24 +120,43 @@ async def test_tools_over_stdio_proxy_to_the_api(api_url: str, project: str) -> 
 
 @pytest.mark.anyio
 async def test_token_scopes_apply_to_mcp_tools(
-    app_settings: Any, embedder: Any, serve: Any
+    app_settings: Any, embedder: Any, serve: Any, store: Any, project: str
 ) -> None:
-    from pydantic import SecretStr
-
+    """Stored keys (api/keys.py): a read-only key recalls but may not record, over both
+    transports; a key of another project is refused; no token is a 401."""
     from metisgraph.api.app import create_app
+    from metisgraph.api.keys import create_key
 
-    tokens = SecretStr("alpha-token-0123456789=team-a")
-    settings = app_settings.model_copy(
-        update={"api": app_settings.api.model_copy(update={"api_tokens": tokens})}
-    )
+    settings = app_settings.model_copy(deep=True)
+    settings.api.require_token = True
+    other = f"{project}-other"
+    reader = (await create_key(store, [project], ["read"], actor="test")).token
+    elsewhere = (await create_key(store, [other], ["admin"], actor="test")).token
+    episode = {"project": project, "summary": SUMMARY, "outcome": "failure"}
     with serve(create_app(settings, embedder=embedder, wait_ready=True)) as url:
-        async with over_http(url, "alpha-token-0123456789") as session:
-            denied = await session.call_tool("recall", {"project": "team-b", "query": "x"})
-            assert denied.is_error and "not allowed to read project(s): team-b" in (
+        async with over_http(url, reader) as session:
+            allowed = await session.call_tool("recall", {"project": project, "query": "backup"})
+            assert not allowed.is_error, allowed.content
+            for tool, arguments in (
+                ("record_episode", episode),
+                ("record_outcome", {"project": project, "memory_id": "ep-1", "success": True}),
+            ):
+                refused = await session.call_tool(tool, arguments)
+                assert refused.is_error and (
+                    f"not allowed to write project(s): {project}" in refused.content[0].text
+                ), (tool, refused.content)
+        async with over_stdio(url, reader) as session:
+            refused = await session.call_tool("record_episode", episode)
+            assert refused.is_error and "not allowed to write project(s)" in (
+                refused.content[0].text
+            )
+        async with over_http(url, elsewhere) as session:
+            denied = await session.call_tool(
+                "plan_context", {"project": project, "goal": "make the backup succeed"}
+            )
+            assert denied.is_error and f"not allowed to read project(s): {project}" in (
                 denied.content[0].text
             )
-            allowed = await session.call_tool("recall", {"project": "team-a", "query": "x"})
-            assert not allowed.is_error
         with pytest.raises(Exception):  # noqa: B017 - no token: the HTTP layer answers 401
             async with over_http(url) as session:
                 await session.list_tools()
