@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import anyio
 from neo4j import AsyncDriver
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import (
@@ -83,7 +84,11 @@ class Services:
             self.readiness.error = None  # a retry that succeeds clears the last failure
         except Exception as exc:
             self.readiness.error = f"{type(exc).__name__}: {exc}"
-            log.exception("start-up failed")
+            if isinstance(exc, ServiceUnavailable | SessionExpired):
+                # Neo4j away is said in a line (the caller says what to do), not a traceback.
+                log.error("start-up failed: Neo4j is away (%s)", self.readiness.error)
+            else:
+                log.exception("start-up failed")
             raise
 
     async def _warm_up(self) -> None:
