@@ -2,10 +2,12 @@
 
 Two stores (or two projects, or a store and an export) have the same digest when they hold
 the same nodes — by kind and key — with the same properties, and the same relationships
-between them. Ignored: the project's name (and the full-text token made from it), every
-timestamp (a time a node was written differs between stores), vectors (compare them apart
-if needed), internal ids. An order-independent sum of one SHA-256 per node and edge, so a
-large graph is digested as it streams.
+between them. Ignored: the project's name (and what is made from it: the full-text token
+`scope`, and the content hash of an episode, which hashes its properties with that token,
+with `consolidated`, the hash maintain last saw), every timestamp (a time a node was written
+differs between stores), vectors (compare them apart if needed), internal ids. An
+order-independent sum of one SHA-256 per node and edge, so a large graph is digested as it
+streams.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ from metisgraph.graph.store import GraphStore
 
 __all__ = ["GraphDigest", "digest_export", "digest_project", "graph_digest"]
 
-IGNORED = frozenset({"project", "scope", "_types"}) | VECTOR_PROPERTIES
+# The content hash carries nothing else the digest keeps: the properties it hashes are
+# compared one by one, and the model name and stated time it adds are ignored here too.
+IGNORED = (
+    frozenset({"project", "scope", "content_hash", "consolidated", "_types"}) | VECTOR_PROPERTIES
+)
 _MODULUS = 1 << 256
-_VERSION = "g1"
+_VERSION = "g2"  # g1 kept the content hash: the same records in two projects never matched
 
 
 @dataclass
