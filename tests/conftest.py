@@ -23,6 +23,16 @@ def _shared_root() -> Path:
     return Path(os.environ.get("METISGRAPH_SHARED_DIR", ROOT.parent / "shared"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each."""
+    if os.environ.get("METISGRAPH_HEAVY") == "1":
+        return
+    skip = pytest.mark.skip(reason="heavy: run with METISGRAPH_HEAVY=1")
+    for item in items:
+        if "heavy" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """../shared beside the project (evaluation data, trajectories); skip when absent."""
