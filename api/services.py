@@ -108,16 +108,20 @@ class Services:
         self.readiness.model = True
         self.readiness.timings["model_check_s"] = time.perf_counter() - started
         started = time.perf_counter()
+        await anyio.to_thread.run_sync(self.embedder.load_query_path)
+        self.readiness.timings["question_path_s"] = time.perf_counter() - started
+        started = time.perf_counter()
         self.schema = await apply_schema(self.store, self.embedder.dimension, migrations=MIGRATIONS)
         self.readiness.timings["schema_s"] = time.perf_counter() - started
         if self.settings.api.demo:  # ready means the demo memory can be asked already
             await self.load_demo()
         self.readiness.schema = True
         log.info(
-            "ready: Neo4j %s (%s), model %s",
+            "ready: Neo4j %s (%s), model %s, questions on %s",
             self.server.version,
             self.server.edition,
             self.embedder.settings.model,
+            self.embedder.query_runtime,
         )
 
     async def settle_model(self) -> ModelCheck:

@@ -1,0 +1,72 @@
+"""Questions embedded on ONNX Runtime give the torch vectors (the real model, exported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metisgraph.ingest import embedding_onnx
+from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
+
+TEXTS = [
+    "why does the worker's memory grow until it is killed",
+    "ImportError: cannot import name 'soft_unicode' from 'markupsafe'",
+    "ä ö ü — 日本語 — emoji 🚀",
+    "",
+    "a",
+    "Traceback (most recent call last): File app.py line 3 " * 60,  # over 256 tokens
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    embedder = Embedder(EmbeddingSettings(onnx_dir=tmp_path_factory.mktemp("onnx")))
+    assert embedder.load_query_path() == "onnx"
+    return embedder
+
+
+def test_question_vectors_equal_the_torch_ones_within_1e_5(onnx_embedder: Embedder) -> None:
+    torch_vectors = onnx_embedder.encode(TEXTS)
+    one_by_one = np.stack([onnx_embedder.encode_queries([t], tenant="t")[0] for t in TEXTS])
+    batched = onnx_embedder.encode_queries(TEXTS, tenant="u")  # padded to the longest
+    assert np.abs(one_by_one - torch_vectors).max() <= 1e-5
+    assert np.abs(batched - torch_vectors).max() <= 1e-5
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_export_is_kept_and_reused_by_the_next_process(onnx_embedder: Embedder) -> None:
+    (export,) = Path(onnx_embedder.settings.onnx_dir).glob("*.onnx")
+    stamp = export.stat().st_mtime_ns
+    again = Embedder(EmbeddingSettings(onnx_dir=onnx_embedder.settings.onnx_dir))
+    assert again.load_query_path() == "onnx"
+    assert [p.name for p in Path(onnx_embedder.settings.onnx_dir).iterdir()] == [export.name]
+    assert export.stat().st_mtime_ns == stamp
+
+
+def test_an_export_that_drifts_from_torch_is_not_used(
+    onnx_embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    monkeypatch.setattr(embedding_onnx, "TOLERANCE", 0.0)  # any rounding now counts as drift
+    embedder = Embedder(EmbeddingSettings(onnx_dir=onnx_embedder.settings.onnx_dir))
+    assert embedder.load_query_path() == "torch"
+    assert "differs from torch" in caplog.text
+    vectors = embedder.encode_queries(TEXTS[:2], tenant="t")
+    assert np.array_equal(vectors, embedder.encode(TEXTS[:2]))  # torch's own, exactly
+
+
+def test_torch_when_asked_or_when_the_model_has_another_shape(tmp_path: Path) -> None:
+    asked = Embedder(EmbeddingSettings(query_runtime="torch", onnx_dir=tmp_path))
+    assert asked.load_query_path() == "torch"
+    assert list(tmp_path.iterdir()) == []
+
+    class Plain:  # not a sentence-transformers module list
+        def encode(self, texts: list[str], **_: Any) -> Any:
+            return np.ones((len(texts), 3), dtype=np.float32)
+
+    other = Embedder(EmbeddingSettings(onnx_dir=tmp_path))
+    other._model = Plain()
+    assert other.load_query_path() == "torch"
+    assert other.encode_queries(["q"], tenant="t").shape == (1, 3)
