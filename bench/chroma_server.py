@@ -30,12 +30,15 @@ from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 def build_app(path: Path, collection: str) -> Starlette:
     embedder = Embedder()
     embedder.load()
+    # The question is embedded the way metisgraph embeds one (ONNX or torch, as the
+    # settings say, no cache): the ratio then measures everything but the model.
+    embedder.load_query_path()
     client = chromadb.PersistentClient(path=str(path))
     episodes = client.get_collection(collection)
     limiter = anyio.CapacityLimiter(1)
 
     def search(text: str, k: int) -> list[str]:
-        vector = embedder.encode([text])[0].tolist()
+        vector = embedder.encode_fresh_queries([text])[0].tolist()
         found = episodes.query(query_embeddings=[vector], n_results=k, include=[])
         return list(found["ids"][0])
 

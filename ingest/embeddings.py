@@ -233,7 +233,7 @@ class Embedder:
                 self._queries.move_to_end(key)
         missing = [k for k in dict.fromkeys(keys) if k not in known]
         if missing:
-            fresh = self._encode_questions([text for _, text in missing])
+            fresh = self.encode_fresh_queries([text for _, text in missing])
             with self._queries_lock:
                 for key, vector in zip(missing, fresh, strict=True):
                     known[key] = vector
@@ -244,7 +244,8 @@ class Embedder:
             return self.encode(texts)
         return np.stack([known[k] for k in keys])
 
-    def _encode_questions(self, texts: list[str]) -> NDArray[np.float32]:
+    def encode_fresh_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """The question path without the cache (a baseline that must embed the same way)."""
         self.load_query_path()
         if self._onnx is None:
             return self.encode(texts)
