@@ -1,0 +1,227 @@
+"""Load: concurrent clients mixing recall and record for a while, Neo4j stopped in the middle.
+
+    .venv/bin/python bench/load_bench.py                      # 50 clients, 60 s, 10 s outage
+    .venv/bin/python bench/load_bench.py --clients 20 --seconds 20 --outage 0
+
+`metisgraph serve` runs in a subprocess (its default concurrency limit and queue) against
+the benchmark's own embedded Neo4j (port METISGRAPH_NEO4J_PORT, else 7694; data under
+bench/.cache/neo4j-load), on loopback only (API port METISGRAPH_PORT, else 8794). Each
+client loops: a recall (4 in 5) or a record of a new episode (1 in 5). Neo4j is stopped
+for ``--outage`` seconds in the middle of the run.
+Reported: requests by status, the share of deliberate 503s (``BUSY`` from the concurrency
+limit, ``UNAVAILABLE`` while Neo4j is away; a 503 without Retry-After is not deliberate)
+and of anything else that failed, p50/p95 latency of the answers that succeeded, the API
+process's largest resident memory (read from /metrics each second), how long after Neo4j
+came back the first success came, and the machine's load average (it is shared).
+The JSON goes to bench/results/load-<time>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[0] = str(ROOT)
+
+from bench.database import running_neo4j  # noqa: E402
+from bench.recall_bench import metisgraph_server, percentile  # noqa: E402
+from metisgraph.graph.embedded import EmbeddedNeo4j  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+PROJECT = "load"
+RECALL = """query($q: String!) { recall(project: "load", query: $q, k: 5) { hits { score } } }"""
+RECORD = """mutation($input: EpisodeInput!) { recordEpisode(input: $input) { status } }"""
+TOPICS = [
+    "the worker's memory grows for days until it is killed",
+    "requests to the billing API fail after a DNS failover",
+    "a test fails around midnight comparing local dates with UTC",
+    "the build agent runs out of disk space with old Docker layers",
+    "a migration locks the users table for minutes",
+    "TLS handshakes fail after the certificate was rotated",
+    "the cache returns stale prices after a deploy",
+    "pytest hangs on a fixture waiting for a port",
+]
+
+
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="metisgraph load benchmark")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--outage", type=float, default=10.0, help="Neo4j stopped (s); 0: none")
+    parser.add_argument("--seed-episodes", type=int, default=200)
+    neo4j_port = int(os.environ.get("METISGRAPH_NEO4J_PORT", "7694"))
+    parser.add_argument("--neo4j-port", type=int, default=neo4j_port)
+    parser.add_argument(
+        "--api-port", type=int, default=int(os.environ.get("METISGRAPH_PORT", "8794"))
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    return parser.parse_args()
+
+
+def _episode(rng: random.Random, n: int) -> dict[str, Any]:
+    topic = rng.choice(TOPICS)
+    return {
+        "project": PROJECT,
+        "id": f"ep-{n}",
+        "summary": f"{topic} (case {n}, seen on host {rng.randint(1, 40)})",
+        "outcome": rng.choice(["success", "failure"]),
+    }
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.status: Counter[str] = Counter()
+        self.ok_ms: list[float] = []
+        self.failures: list[str] = []
+        self.successes: list[float] = []  # when each came (monotonic)
+
+    def add(
+        self, kind: str, status: int, body: dict[str, Any] | None, ms: float, retry: bool
+    ) -> None:
+        errors = (body or {}).get("errors") or []
+        code = (errors[0].get("extensions") or {}).get("code") if errors else None
+        if status == 200 and not errors:
+            self.status[f"{kind} 200"] += 1
+            self.ok_ms.append(ms)
+            self.successes.append(time.monotonic())
+        elif status == 503 and code in ("BUSY", "UNAVAILABLE") and retry:
+            self.status[f"{kind} 503 {code}"] += 1
+        else:
+            self.status[f"{kind} {status} other"] += 1
+            if len(self.failures) < 20:
+                self.failures.append(f"{kind} {status}: {json.dumps(body)[:300]}")
+
+
+async def _client(
+    http: httpx.AsyncClient, url: str, rng: random.Random, until: float, tally: Tally
+) -> None:
+    n = 0
+    while time.monotonic() < until:
+        n += 1
+        if rng.random() < 0.8:
+            kind, doc = "recall", {"query": RECALL, "variables": {"q": rng.choice(TOPICS)}}
+        else:
+            ident = rng.randrange(10**9)
+            kind, doc = "record", {"query": RECORD, "variables": {"input": _episode(rng, ident)}}
+        started = time.perf_counter()
+        try:
+            response = await http.post(url, json=doc, timeout=60)
+            body = response.json() if "json" in response.headers.get("content-type", "") else None
+            ms = (time.perf_counter() - started) * 1000
+            retry = "retry-after" in response.headers
+            tally.add(kind, response.status_code, body, ms, retry)
+            if response.status_code == 503:
+                await asyncio.sleep(float(response.headers.get("retry-after", "1")))
+        except httpx.HTTPError as exc:
+            tally.status[f"{kind} transport {type(exc).__name__}"] += 1
+
+
+async def _memory(http: httpx.AsyncClient, base: str, until: float, peaks: list[float]) -> None:
+    while time.monotonic() < until:
+        with contextlib.suppress(httpx.HTTPError):
+            text = (await http.get(f"{base}/metrics", timeout=5)).text
+            for line in text.splitlines():
+                if line.startswith("process_resident_memory_bytes "):
+                    peaks.append(float(line.split()[1]))
+        await asyncio.sleep(1)
+
+
+async def _outage(
+    server: EmbeddedNeo4j, at: float, seconds: float, marks: dict[str, float]
+) -> None:
+    await asyncio.sleep(at)
+    marks["stop"] = time.monotonic()
+    await asyncio.to_thread(server.stop)
+    await asyncio.sleep(seconds)
+    marks["start"] = time.monotonic()
+    await asyncio.to_thread(server.start)
+    marks["back"] = time.monotonic()
+
+
+async def run(
+    args: argparse.Namespace, url: str, base: str, neo4j: EmbeddedNeo4j
+) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    limits = httpx.Limits(max_connections=args.clients + 5)
+    async with httpx.AsyncClient(limits=limits) as http:
+        for n in range(args.seed_episodes):
+            await http.post(url, json={"query": RECORD, "variables": {"input": _episode(rng, n)}})
+        tally, peaks, marks = Tally(), list[float](), dict[str, float]()
+        started = time.monotonic()
+        until = started + args.seconds
+        jobs = [
+            _client(http, url, random.Random(rng.random()), until, tally)
+            for _ in range(args.clients)
+        ]
+        jobs.append(_memory(http, base, until, peaks))
+        if args.outage > 0:
+            middle = max(0.0, (args.seconds - args.outage) / 2)
+            jobs.append(_outage(neo4j, middle, args.outage, marks))
+        load_before = os.getloadavg()
+        await asyncio.gather(*jobs)
+        load_after = os.getloadavg()
+    total = sum(tally.status.values())
+    deliberate = sum(v for k, v in tally.status.items() if " 503 " in k)
+    busy = sum(v for k, v in tally.status.items() if k.endswith(" 503 BUSY"))
+    other = sum(v for k, v in tally.status.items() if k.endswith(" other") or "transport" in k)
+    figures: dict[str, Any] = {
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "requests": total,
+        "by_status": dict(sorted(tally.status.items())),
+        "deliberate_503_share": round(deliberate / total, 4) if total else None,
+        "busy_503_share": round(busy / total, 4) if total else None,
+        "other_failures": other,
+        "p50_ms": round(percentile(tally.ok_ms, 0.5), 1) if tally.ok_ms else None,
+        "p95_ms": round(percentile(tally.ok_ms, 0.95), 1) if tally.ok_ms else None,
+        "api_rss_max_mb": round(max(peaks) / 2**20, 1) if peaks else None,
+        "failures_sample": tally.failures,
+        "load_average_1_5_15": {"before": load_before, "after": load_after},
+        "cores": os.cpu_count(),
+    }
+    if marks:
+        figures["outage_s"] = round(marks["back"] - marks["stop"], 1)
+        after = [t for t in tally.successes if t > marks["back"]]
+        figures["first_success_after_neo4j_back_s"] = (
+            round(min(after) - marks["back"], 2) if after else None
+        )
+        during = [t for t in tally.successes if marks["stop"] + 1 < t < marks["start"]]
+        figures["successes_while_neo4j_stopped"] = len(during)
+    return figures
+
+
+def main() -> None:
+    args = _options()
+    home = ROOT / "bench" / ".cache" / "neo4j-load"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with running_neo4j(home, args.neo4j_port, "1g", "512m") as neo4j:
+        server = EmbeddedNeo4j(neo4j.settings)
+        log = RESULTS / "logs" / "load-serve.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with metisgraph_server(neo4j, args.api_port, log) as url:
+            base = url.rsplit("/", 1)[0]
+            figures = asyncio.run(run(args, url, base, server))
+        with contextlib.suppress(Exception):  # the outage restarted it under this process
+            server.stop()
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    out = RESULTS / f"load-{stamp}.json"
+    out.write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
