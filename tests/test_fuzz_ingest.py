@@ -137,3 +137,4 @@ async def test_ten_thousand_mutated_records(
 ) -> None:
     figures = await fuzz(store, project, tmp_path, 10_000, seed)
     assert figures["lines"] == 10_000
+    print(f"fuzz figures (seed {seed}): {figures}")  # shown with -rP: docs/reliability.md
