@@ -84,6 +84,9 @@ def print_table(results: dict[str, Any]) -> None:
     if results.get("lineage"):
         print()
         _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _lineage_rows(results))
+    if results.get("plan"):
+        print()
+        _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _plan_rows(results))
 
 
 def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
@@ -104,4 +107,20 @@ def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
         for a in r["analytics"]:
             rows.append([size, f"analytics cap {a['cap']:,}", f"{a['seconds'] * 1000:.0f}", "",
                          "1", f"{a['episodes']:,} episodes measured"])  # fmt: skip
+    return rows
+
+
+def _plan_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in results["plan"]:
+        size, p, sdk = f"{r['size']:,}", r["plan_context"], r["sdk"]
+        note = (f"k {p['k']}, budget {p['budget']}; prompt {r['prompt']['tokens_median']} "
+                "tokens median (target p95 <= 150 ms)")  # fmt: skip
+        rows.append([size, "planContext (raw HTTP)", f"{p['p50_ms']:.1f}", f"{p['p95_ms']:.1f}",
+                     str(r["tasks"]), note])  # fmt: skip
+        own, raw = sdk["sdk_own_ms"], sdk["raw_own_ms"]
+        rows.append([size, "  SDK overhead over raw", f"{sdk['overhead_p50_ms']:.2f}", "",
+                     str(r["tasks"]), f"client's own time p50: SDK {own['p50_ms']:.2f}, raw "
+                     f"{raw['p50_ms']:.2f}; wall p50 difference "
+                     f"{sdk['wall_p50_difference_ms']:.1f} (target <= 2 ms)"])  # fmt: skip
     return rows

@@ -1,8 +1,10 @@
-"""`make bench`: ingest, graph-write and recall benchmarks, with a ChromaDB baseline.
+"""`make bench`: ingest, graph-write, recall, lineage and planContext benchmarks, with a
+ChromaDB baseline for recall.
 
     python bench/run.py                      # sizes 10000,100000 (the first run embeds ~4 h)
     python bench/run.py --quick              # a 2,000-episode corpus, a few minutes
     python bench/run.py --sizes 10000 --only recall
+    python bench/run.py --sizes 10000 --only plan    # planContext, and the SDK's overhead
 
 Each part starts the benchmark's own embedded Neo4j (its own data directory under
 bench/.cache and its own port) and stops it when done. Results go to bench/results/ as
@@ -32,6 +34,7 @@ from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: 
 from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
 from bench.lineage_bench import bench_lineage, lineage_sample  # noqa: E402
+from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
     bench_recall,
     build_chroma,
@@ -51,7 +54,7 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes: a few minutes")
     parser.add_argument(
         "--only",
-        default="extract,ingest,writes,recall,lineage",
+        default="extract,ingest,writes,recall,lineage,plan",
         help="parts to run (comma separated)",
     )
     parser.add_argument("--seed", type=int, default=7)
@@ -160,6 +163,15 @@ def _lineage_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     return {**asdict(figures), "load": load}
 
 
+def _plan_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
+    home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+        corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
+        print(f"plan corpus {size}: {load}", flush=True)
+        figures = bench_plan(neo4j, corpus, options.queries, options.api_port, RESULTS / "logs")
+    return {**asdict(figures), "load": load}
+
+
 def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
     with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
@@ -195,6 +207,10 @@ def main() -> None:
     if "lineage" in parts:
         results["lineage"] = [
             _lineage_part(options, int(size)) for size in options.sizes.split(",") if size
+        ]
+    if "plan" in parts:
+        results["plan"] = [
+            _plan_part(options, int(size)) for size in options.sizes.split(",") if size
         ]
     if "recall" in parts:
         results["recall"] = [

@@ -1,0 +1,159 @@
+"""planContext over HTTP on the benchmark corpus, and the SDK's overhead over raw HTTP.
+
+`metisgraph serve` runs in a subprocess against the corpus's Neo4j (the recall corpus of
+the same size and seed); the corpus's questions become tasks (goal: the question; error:
+the error the caller sees now, for half of them), `k` 8 and a 2,000-token budget (the
+defaults). One request at a time. Each task is asked twice, alternating which goes first:
+by raw httpx posting the SDK's own document and variables, and by
+``metisgraph_client.Client.plan_context``. The planContext figures are the raw calls' wall
+times.
+
+Both clients send through one timing transport that clocks the HTTP exchange (request
+written to response body read). What a call spends outside it is its client's own cost:
+building and encoding the request, decoding the answer and, for the SDK, validating it
+into typed results. The SDK's overhead over raw HTTP is the difference of the two clients'
+own costs (p50 of each), which leaves the server's variance out; the difference of the
+wall-time medians is kept beside it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.corpus import Corpus, Query
+from bench.database import BenchNeo4j
+from bench.recall_bench import _stage_means_ms, _stage_seconds, metisgraph_server, percentile
+from metisgraph_client import Client
+from metisgraph_client._operations import plan_context as plan_operation
+
+__all__ = ["PlanFigures", "bench_plan"]
+
+_WARMUP = 20  # tasks asked first and not measured (model, caches, question vectors)
+K, BUDGET = 8, 2000
+
+
+class TimedTransport(httpx.BaseTransport):
+    """httpx's transport, clocking each exchange up to the whole response body read."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.HTTPTransport()
+        self.last_ms = 0.0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        started = time.perf_counter()
+        response = self._inner.handle_request(request)
+        response.read()
+        self.last_ms = (time.perf_counter() - started) * 1000
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+@dataclass
+class _Calls:
+    wall_ms: list[float] = field(default_factory=list)
+    own_ms: list[float] = field(default_factory=list)  # wall minus the HTTP exchange
+
+    def add(self, wall_ms: float, exchange_ms: float) -> None:
+        self.wall_ms.append(wall_ms)
+        self.own_ms.append(wall_ms - exchange_ms)
+
+
+@dataclass
+class PlanFigures:
+    size: int
+    tasks: int
+    plan_context: dict[str, Any] = field(default_factory=dict)
+    sdk: dict[str, Any] = field(default_factory=dict)
+    prompt: dict[str, Any] = field(default_factory=dict)
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(values), 3),
+        "p95_ms": round(percentile(values, 0.95), 3),
+        "max_ms": round(max(values), 3),
+    }
+
+
+def _operation(project: str, q: Query) -> Any:
+    return plan_operation(project, q.text, error=q.error, k=K, budget=BUDGET)
+
+
+def _raw(client: httpx.Client, endpoint: str, project: str, q: Query) -> dict[str, Any]:
+    operation = _operation(project, q)
+    response = client.post(
+        endpoint, json={"query": operation.document, "variables": operation.variables}
+    )
+    body = response.json()
+    if body.get("errors"):
+        raise RuntimeError(f"planContext failed: {body['errors']}")
+    result: dict[str, Any] = body["data"]["result"]
+    return result
+
+
+def _ask(base: str, project: str, tasks: list[Query], warmup: list[Query]) -> dict[str, Any]:
+    raw_calls, sdk_calls = _Calls(), _Calls()
+    tokens, memories, abstained = [], [], 0
+    transport = TimedTransport()
+    endpoint = f"{base}/graphql"
+    with (
+        httpx.Client(timeout=120, transport=transport) as raw,
+        Client(base, timeout=120, transport=transport, retries=0) as sdk,
+    ):
+        for q in warmup:
+            _raw(raw, endpoint, project, q)
+            sdk.plan_context(project, q.text, error=q.error, k=K, budget=BUDGET)
+        stages = _stage_seconds(raw, endpoint)
+        for number, q in enumerate(tasks):
+            for who in ("raw", "sdk") if number % 2 == 0 else ("sdk", "raw"):
+                started = time.perf_counter()
+                if who == "raw":
+                    result = _raw(raw, endpoint, project, q)
+                    raw_calls.add((time.perf_counter() - started) * 1000, transport.last_ms)
+                    tokens.append(result["tokens"])
+                    memories.append(len(result["memories"]))
+                    abstained += bool(result["abstained"])
+                else:
+                    sdk.plan_context(project, q.text, error=q.error, k=K, budget=BUDGET)
+                    sdk_calls.add((time.perf_counter() - started) * 1000, transport.last_ms)
+        recall_stages = _stage_means_ms(stages, _stage_seconds(raw, endpoint))
+    raw_own, sdk_own = statistics.median(raw_calls.own_ms), statistics.median(sdk_calls.own_ms)
+    return {
+        "plan_context": {
+            **_summary(raw_calls.wall_ms),
+            "k": K,
+            "budget": BUDGET,
+            "recall_stage_mean_ms": {k: round(v, 2) for k, v in sorted(recall_stages.items())},
+        },
+        "sdk": {
+            "overhead_p50_ms": round(sdk_own - raw_own, 3),
+            "sdk_own_ms": _summary(sdk_calls.own_ms),
+            "raw_own_ms": _summary(raw_calls.own_ms),
+            "wall_p50_difference_ms": round(
+                statistics.median(sdk_calls.wall_ms) - statistics.median(raw_calls.wall_ms), 3
+            ),
+            "sdk_wall_ms": _summary(sdk_calls.wall_ms),
+        },
+        "prompt": {
+            "tokens_median": statistics.median(tokens),
+            "memories_median": statistics.median(memories),
+            "abstained": abstained,
+        },
+    }
+
+
+def bench_plan(neo4j: BenchNeo4j, corpus: Corpus, tasks: int, port: int, logs: Path) -> PlanFigures:
+    asked = corpus.queries(tasks + _WARMUP)
+    asked, warmup = asked[:tasks], asked[tasks:]
+    logs.mkdir(parents=True, exist_ok=True)
+    with metisgraph_server(neo4j, port, logs / "metisgraph-plan.log") as url:
+        figures = _ask(url.removesuffix("/graphql"), corpus.project, asked, warmup)
+    return PlanFigures(size=corpus.size, tasks=len(asked), **figures)
