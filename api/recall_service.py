@@ -58,6 +58,7 @@ async def recall_for(services: Services, question: Question) -> dict[str, Any]:
                 "ranks": hit.ranks,
                 "trust": hit.trust,
                 "contributions": hit.contributions,
+                "evidence": hit.evidence,
                 "relevance": hit.relevance,
                 "dropped": hit.dropped,
             },

@@ -74,6 +74,11 @@ class RecallFilter:
         description="EPISODE and/or PATTERN (default EPISODE): patterns are lessons maintain "
         "consolidated from several tasks",
     )
+    tiers: list[str] | None = strawberry.field(
+        default=None,
+        description="warm | cold. Memory idle for long while its project kept working is "
+        "cold: left out unless asked for (default: warm only)",
+    )
 
 
 @strawberry.type(description="A task an episode belongs to, and how it ended.")
@@ -161,12 +166,33 @@ class TrustFactor:
     value: float = strawberry.field(description="1 is neutral; below lowers, above raises")
 
 
+@strawberry.type(description="What the trust factors were made from.")
+class TrustEvidence:
+    source: str | None
+    prior: float = strawberry.field(description="The confidence before any report")
+    prior_strength: float = strawberry.field(description="The prior's worth, in reports")
+    successes: int
+    failures: int
+    weighted_successes: float = strawberry.field(
+        description="As they count: the n-th report from one project, task and agent counts "
+        "half of the one before"
+    )
+    weighted_failures: float
+    independent_confirmations: int
+    posterior_mean: float
+    posterior_sd: float
+    idle_days: float = strawberry.field(
+        description="Since it was stored, last used or confirmed, on its project's clock"
+    )
+
+
 @strawberry.type(description="Why a hit ranked where it did.")
 class Why:
     relevance: float
     trust_adjustment: float
     channels: list[ChannelScore]
     trust: list[TrustFactor]
+    evidence: TrustEvidence
     dropped: list[str] = strawberry.field(
         description="Channels that failed for this question: the ranking lacks their evidence "
         "(RecallResult.warnings says why)"
@@ -381,6 +407,7 @@ def _why(hit: Hit) -> Why:
         trust_adjustment=hit.score - hit.relevance,
         channels=channels,
         trust=trust,
+        evidence=TrustEvidence(**hit.evidence),
         dropped=hit.dropped,
     )
 
@@ -435,6 +462,7 @@ def recall_filters(given: RecallFilter | None) -> RecallFilters:
         memory_types=tuple(t.value for t in given.memory_types)
         if given.memory_types
         else DEFAULT_MEMORY_TYPES,
+        tiers=tuple(given.tiers) if given.tiers is not None else ("warm",),
     )
 
 

@@ -1,4 +1,5 @@
-"""Code memory as a service: record a snippet, search, read one, report how reuse went.
+"""Code memory as a service: record a snippet, search, read one; report how reuse of any
+memory went.
 
 The GraphQL resolvers call these; they check what a caller may act on and raise UserError
 with a message naming the field. Caller text (queries, notes) is sanitized like memory.
@@ -14,9 +15,12 @@ from typing import Any
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
 from metisgraph.graph import (
+    OutcomeReport,
+    ReportConflict,
     SnippetHit,
     SnippetSearch,
     Vector,
+    existing_episode_hashes,
     record_outcome,
     search_snippets,
     snippet_detail,
@@ -30,8 +34,10 @@ from metisgraph.ingest.snippets import verdict_for
 
 __all__ = [
     "MAX_K",
+    "MAX_KEY_CHARS",
     "MAX_NOTE_CHARS",
     "MAX_STRUCTURE",
+    "OutcomeArguments",
     "RecordedSnippet",
     "parse_note",
     "read_snippet",
@@ -43,6 +49,7 @@ __all__ = [
 MAX_K = 100
 MAX_STRUCTURE = 20  # imports or calls asked for at once
 MAX_NOTE_CHARS = 2000
+MAX_KEY_CHARS = 200
 _MAX_NAME_CHARS = 256
 
 
@@ -133,20 +140,65 @@ async def read_snippet(services: Services, project: str, snippet_id: str) -> dic
     return await snippet_detail(services.store, project, snippet_id)
 
 
-async def report_outcome(
-    services: Services, project: str, memory_id: str, success: bool, note: str | None
-) -> dict[str, Any]:
-    """Count one reuse of a snippet or an episode; the note is sanitized and kept with the time."""
-    if note is not None and len(note) > MAX_NOTE_CHARS:
-        raise UserError(f"note: at most {MAX_NOTE_CHARS} characters, got {len(note)}")
+@dataclass(frozen=True)
+class OutcomeArguments:
+    """recordOutcome's arguments, as the caller gave them."""
+
+    project: str
+    memory_id: str
+    success: bool
+    applied_in: str | None = None
+    applied_in_project: str | None = None
+    note: str | None = None
+    idempotency_key: str | None = None
+
+
+async def report_outcome(services: Services, given: OutcomeArguments, agent: str) -> dict[str, Any]:
+    """Report whether reusing a memory (episode, snippet or pattern) worked: stored once per
+    idempotency key, with the episode it was applied in; the memory's statistics after it.
+    The note is sanitized and kept with the time."""
+    _check_outcome(given)
+    applied_project = given.applied_in_project or given.project
+    if given.applied_in is not None:
+        found = await existing_episode_hashes(
+            services.store, [{"project": applied_project, "id": given.applied_in}]
+        )
+        if not found:
+            raise UserError(
+                f"appliedIn: no episode {given.applied_in!r} in project {applied_project!r}"
+            )
     entry = None
-    if note is not None and note.strip():
-        entry = json.dumps({"at": datetime.now(UTC).isoformat(), "success": success,
-                            "note": sanitize(note).text})  # fmt: skip
-    row = await record_outcome(services.store, project, memory_id, success, entry)
+    if given.note is not None and given.note.strip():
+        entry = json.dumps({"at": datetime.now(UTC).isoformat(), "success": given.success,
+                            "note": sanitize(given.note).text})  # fmt: skip
+    report = OutcomeReport(
+        project=given.project, memory_id=given.memory_id, success=given.success,
+        key=given.idempotency_key, applied_in=given.applied_in,
+        applied_project=applied_project, agent=agent, note=entry,
+    )  # fmt: skip
+    try:
+        row = await record_outcome(services.store, report)
+    except ReportConflict as conflict:
+        raise UserError(str(conflict)) from None
     if row is None:
-        raise UserError(f"memoryId: no snippet or episode {memory_id!r} in project {project!r}")
+        raise UserError(
+            f"memoryId: no episode, snippet or pattern {given.memory_id!r} in project "
+            f"{given.project!r}"
+        )
     return row
+
+
+def _check_outcome(given: OutcomeArguments) -> None:
+    if given.note is not None and len(given.note) > MAX_NOTE_CHARS:
+        raise UserError(f"note: at most {MAX_NOTE_CHARS} characters, got {len(given.note)}")
+    key = given.idempotency_key
+    if key is not None and not (key.strip() and len(key) <= MAX_KEY_CHARS):
+        raise UserError(f"idempotencyKey: 1 to {MAX_KEY_CHARS} characters, not blank")
+    if given.applied_in is not None and not given.applied_in.strip():
+        raise UserError("appliedIn: must not be empty")
+    same_project = (given.applied_in_project or given.project) == given.project
+    if given.applied_in == given.memory_id and same_project:
+        raise UserError("appliedIn: a memory is not applied in itself; name the episode it helped")
 
 
 def parse_note(entry: str) -> dict[str, Any]:

@@ -211,15 +211,30 @@ class SnippetRecordResult:
     snippet: Snippet | None
 
 
-@strawberry.type(description="Reuse statistics of a snippet or an episode after an outcome.")
+@strawberry.type(description="A memory's reuse statistics and confidence after an outcome.")
 class OutcomeStats:
     memory_id: str
-    kind: str = strawberry.field(description="Snippet | Episode")
+    kind: str = strawberry.field(description="Episode | Snippet | Pattern")
     uses: int
     successes: int
     failures: int
     success_rate: float | None
     notes: list[OutcomeNote]
+    confidence: float | None = strawberry.field(
+        description="The Beta posterior's mean: the prior of its source moved by the reports"
+    )
+    prior_confidence: float | None
+    weighted_successes: float = strawberry.field(
+        description="Successes as they count: repeats from one task and agent count less"
+    )
+    weighted_failures: float
+    independent_confirmations: int = strawberry.field(
+        description="Distinct contexts (project, task, agent) that reported a success"
+    )
+    last_used_at: datetime | None
+    duplicate: bool = strawberry.field(
+        description="The idempotency key had been used for this very report: counted once"
+    )
 
 
 def _json_list(value: Any) -> list[dict[str, Any]]:
@@ -369,14 +384,33 @@ class SnippetMutation:
             snippet=snippet_view(done.snippet) if done.snippet else None,
         )
 
-    @strawberry.mutation(description="Report whether reusing a snippet or an episode worked.")  # type: ignore[untyped-decorator]
+    @strawberry.mutation(
+        description="Report whether reusing a memory (episode, snippet or pattern) worked. "
+        "appliedIn: the episode it was used in; the same idempotencyKey counts once."
+    )  # type: ignore[untyped-decorator]
     async def record_outcome(
-        self, info: Info, project: str, memory_id: str, success: bool, note: str | None = None
+        self,
+        info: Info,
+        project: str,
+        memory_id: str,
+        success: bool,
+        note: str | None = None,
+        applied_in: str | None = None,
+        applied_in_project: str | None = None,
+        idempotency_key: str | None = None,
     ) -> OutcomeStats:
         services = info.context.ready_services()
-        info.context.require(info, project)
-        row = await service.report_outcome(services, project, memory_id, success, note)
+        # Applied in another project: the report writes there too (an APPLIED_IN link).
+        info.context.require(info, {project, applied_in_project or project})
+        given = service.OutcomeArguments(
+            project, memory_id, success, applied_in, applied_in_project, note, idempotency_key
+        )
+        row = await service.report_outcome(services, given, info.context.caller.name)
         return OutcomeStats(
             memory_id=row["id"], kind=row["label"], uses=row["uses"], successes=row["successes"],
             failures=row["failures"], success_rate=row["success_rate"], notes=_notes(row["notes"]),
+            confidence=row["confidence"], prior_confidence=row["prior_confidence"],
+            weighted_successes=row["evidence_for"], weighted_failures=row["evidence_against"],
+            independent_confirmations=row["contexts"],
+            last_used_at=_native(row["last_used_at"]), duplicate=row["duplicate"],
         )  # fmt: skip

@@ -116,3 +116,69 @@ MERGE (m:Metisgraph {name: $ledger})
 ON CREATE SET m.schema_version = 0, m.created_at = datetime()
 SET m.reembedding_model = $model, m.reembedding_dimension = $dimension,
     m.reembedding_fingerprint = $fingerprint, m.reembedding_since = datetime()
+
+// ------------------------------------------------ outcomes, confidence and decay (learn)
+
+// name: migrate_memory_priors
+// mode: batch
+// Memories stored before priors were kept apart from the moving confidence, and before
+// `active_at`: their confidence was the prior; their last sign of life is their last use,
+// else when they were stored. A snippet's source is its first episode's, else a caller's.
+CALL () {
+  MATCH (m:Episode) WHERE m.prior_confidence IS NULL OR m.active_at IS NULL RETURN m
+  UNION
+  MATCH (m:Snippet) WHERE m.prior_confidence IS NULL OR m.active_at IS NULL RETURN m
+}
+CALL (m) {
+  SET m.source = coalesce(m.source,
+        head([(e:Episode {project: m.project})-[:GENERATED|USED|MODIFIED]->(m) | e.source]),
+        'user')
+  WITH m, coalesce($priors[m.source], $fallback) AS given
+  SET m.prior_confidence = coalesce(m.prior_confidence, m.confidence, given.mean),
+      m.prior_strength = coalesce(m.prior_strength, given.strength),
+      m.confidence = coalesce(m.confidence, m.prior_confidence, given.mean),
+      m.active_at = coalesce(m.active_at, m.last_used_at, m.last_verified_at, m.recorded_at,
+                             m.created_at, datetime())
+} IN TRANSACTIONS OF 5000 ROWS
+RETURN count(*) AS memories
+
+// name: migrate_legacy_outcomes
+// mode: batch
+// Reuse counted before reports were kept: one report per memory and outcome, with its
+// count, in one context ('legacy': nothing says the uses were independent).
+CALL () {
+  MATCH (m:Episode) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0 RETURN m
+  UNION
+  MATCH (m:Snippet) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0 RETURN m
+}
+WITH m WHERE NOT EXISTS { (m)<-[:ABOUT]-(:OutcomeReport) }
+CALL (m) {
+  UNWIND [[true, coalesce(m.successes, 0)], [false, coalesce(m.failures, 0)]] AS kind
+  WITH m, kind WHERE kind[1] > 0
+  CREATE (o:OutcomeReport {project: m.project, memory_id: m.id, success: kind[0],
+                           count: kind[1], context: 'legacy',
+                           at: coalesce(m.last_used_at, m.active_at, datetime()),
+                           key: 'legacy:' + m.id + ':' + toString(kind[0]),
+                           label: CASE WHEN m:Episode THEN 'Episode' ELSE 'Snippet' END})
+  CREATE (o)-[:ABOUT]->(m)
+} IN TRANSACTIONS OF 2000 ROWS
+RETURN count(*) AS memories
+
+// name: memories_reported
+// mode: read
+// The memories of one kind with any outcome report, for a recount (keyset pages).
+MATCH (o:OutcomeReport {label: $label})
+WITH DISTINCT o.project AS project, o.memory_id AS id
+WHERE project > $after_project OR (project = $after_project AND id > $after_id)
+RETURN project, id ORDER BY project, id LIMIT $limit
+
+// name: migrate_project_clocks
+// mode: write
+// A project's clock starts at its latest memory's last sign of life.
+MATCH (p:Project) WHERE p.active_at IS NULL
+CALL (p) {
+  OPTIONAL MATCH (e:Episode {project: p.name})
+  RETURN max(e.active_at) AS last
+}
+SET p.active_at = coalesce(last, p.created_at, datetime())
+RETURN count(*) AS projects

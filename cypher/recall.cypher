@@ -6,7 +6,7 @@
 // graph/channels.py asks several at once with cypher.union_all; the parameters are already
 // named for the channel ($vector_limit, $tags_words ...), so the pieces never clash. Shared
 // values keep their names: $projects, and the filters' ($outcomes, $review, $since, $until,
-// $min_confidence, $kinds).
+// $min_confidence, $kinds, $warm, $cold).
 //
 // {{filters}}: the caller's filters that narrow anything, from the `filter_*` pieces below
 // (graph/channels.filters_clause): a filter left at its default costs the index nothing.
@@ -37,6 +37,23 @@ e.confidence >= $min_confidence
 // name: filter_kinds
 // mode: read
 e.kind IN $kinds
+
+// name: filter_warm
+// mode: read
+// The warm tier: stored, used or confirmed since $warm (graph/decay.py).
+e.active_at >= $warm
+
+// name: filter_cold
+// mode: read
+// The cold tier alone: idle since before $cold.
+e.active_at < $cold
+
+// name: project_clocks
+// mode: read
+// Each project's clock: the last time anything in it was stored or used.
+UNWIND $projects AS name
+MATCH (p:Project {name: name})
+RETURN p.name AS project, p.active_at AS active_at
 
 // name: channel_vector
 // mode: read
@@ -306,7 +323,8 @@ RETURN EXISTS {
 // name: recall_expand
 // mode: read
 // Everything recall returns about its hits, in one round trip: the episode, its task and
-// how it ended, its errors, environment, neighbouring steps and contradictions.
+// how it ended, its errors, environment, neighbouring steps, contradictions and its
+// project's clock (for decay).
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
@@ -340,6 +358,10 @@ CALL (e) {
   RETURN collect(DISTINCT c.id) AS contradicts
 }
 CALL (e) {
+  OPTIONAL MATCH (p:Project {name: e.project})
+  RETURN p.active_at AS clock
+}
+CALL (e) {
   OPTIONAL MATCH (e)-[:TAGGED]->(g:Tag {project: e.project})
   RETURN collect(g.name) AS tag_names
 }
@@ -352,11 +374,13 @@ RETURN key.project AS project, key.id AS id,
        e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
           .action_command, .observation, .error_text, .outcome, .tags, .source, .confidence,
           .review_status, .created_at, .uses, .successes, .failures, .resolution,
-          .resolved_by, .embedding, .duplicate_of, duplicates: duplicates} AS episode,
+          .resolved_by, .embedding, .duplicate_of, .prior_confidence, .prior_strength,
+          .evidence_for, .evidence_against, .contexts, .last_used_at, .confirmed_at, .active_at,
+          duplicates: duplicates} AS episode,
        CASE WHEN t IS NULL THEN null ELSE
          t {.id, .goal, .status, .outcome, .started_at, .ended_at,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts
+       errors, environment, previous, next, contradicts, clock
 
 // name: channel_patterns
 // mode: read

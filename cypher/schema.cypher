@@ -18,6 +18,8 @@ CREATE CONSTRAINT verdict_key IF NOT EXISTS FOR (v:Verdict) REQUIRE (v.project, 
 // Service records outside every project (cypher/keys.cypher): API keys and the audit trail.
 CREATE CONSTRAINT access_key_id IF NOT EXISTS FOR (k:AccessKey) REQUIRE k.key_id IS UNIQUE;
 CREATE INDEX audit_about IF NOT EXISTS FOR (a:AuditEntry) ON (a.about, a.at);
+// An outcome report is stored once per key (the caller's idempotency key), per project.
+CREATE CONSTRAINT outcome_report_key IF NOT EXISTS FOR (o:OutcomeReport) REQUIRE (o.project, o.key) IS UNIQUE;
 
 // Range indexes for the properties recall filters on.
 CREATE INDEX episode_outcome IF NOT EXISTS FOR (e:Episode) ON (e.project, e.outcome);
@@ -44,19 +46,19 @@ CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 // properties that SEARCH ... WHERE may filter on inside the index.
 CYPHER 25 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS
 FOR (e:Episode) ON e.embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
 OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
 
 // A title alone (a bug's headline, a task's goal) and a chained episode with its
 // neighbours (the steps or turns around it) are channels of their own.
 CYPHER 25 CREATE VECTOR INDEX episode_title_embedding IF NOT EXISTS
 FOR (e:Episode) ON e.title_embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
 OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
 
 CYPHER 25 CREATE VECTOR INDEX episode_context_embedding IF NOT EXISTS
 FOR (e:Episode) ON e.context_embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind]
+WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
 OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
 
 CYPHER 25 CREATE VECTOR INDEX snippet_embedding IF NOT EXISTS

@@ -16,7 +16,9 @@ MERGE (s:Snippet {project: row.project, id: row.id})
 ON CREATE SET s += row.props, s.lineage = row.lineage, s.version = row.version, s.latest = true,
               s.recorded_at = datetime(), s.uses = 0, s.successes = 0, s.failures = 0,
               s.review_status = row.review_status, s.tests = [], s.examples = [],
-              s.record_keys = [], s.files = []
+              s.record_keys = [], s.files = [], s.source = row.prior.source,
+              s.prior_confidence = row.prior.mean, s.prior_strength = row.prior.strength,
+              s.confidence = row.prior.mean, s.active_at = datetime()
 SET s.name = coalesce(s.name, row.name),
     s.description = coalesce(s.description, row.description),
     s.review_status = CASE WHEN s.review_status = 'unreviewed' THEN row.review_status
@@ -125,26 +127,6 @@ UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})
 SET s.recorded = COUNT { MATCH (e:Episode)-[:GENERATED|USED|MODIFIED]->(s) RETURN DISTINCT e }
                  + size(coalesce(s.record_keys, []))
-
-// name: record_outcome
-// mode: write
-// Reuse feedback on a snippet or an episode. The first SET takes the node's write lock so
-// concurrent reports cannot lose an increment; notes keep the most recent $keep.
-OPTIONAL MATCH (s:Snippet {project: $project, id: $id})
-OPTIONAL MATCH (e:Episode {project: $project, id: $id})
-WITH coalesce(s, e) AS m, CASE WHEN s IS NOT NULL THEN 'Snippet' ELSE 'Episode' END AS label
-WHERE m IS NOT NULL
-SET m.outcome_lock = true
-SET m.uses = coalesce(m.uses, 0) + 1,
-    m.successes = coalesce(m.successes, 0) + CASE WHEN $success THEN 1 ELSE 0 END,
-    m.failures = coalesce(m.failures, 0) + CASE WHEN $success THEN 0 ELSE 1 END,
-    m.last_used_at = datetime(),
-    m.outcome_notes = CASE WHEN $note IS NULL THEN coalesce(m.outcome_notes, [])
-                           ELSE ([$note] + coalesce(m.outcome_notes, []))[..$keep] END
-SET m.success_rate = toFloat(m.successes) / m.uses
-REMOVE m.outcome_lock
-RETURN label, m.id AS id, m.uses AS uses, m.successes AS successes, m.failures AS failures,
-       m.success_rate AS success_rate, m.outcome_notes AS notes
 
 // ----------------------------------------------------------------------------- reads
 

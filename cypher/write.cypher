@@ -24,7 +24,7 @@ RETURN r.project AS project, r.key AS key
 CYPHER replan=skip
 UNWIND $projects AS name
 MERGE (p:Project {name: name})
-ON CREATE SET p.created_at = datetime()
+ON CREATE SET p.created_at = datetime(), p.active_at = datetime()
 
 // name: upsert_tasks
 // mode: write
@@ -53,12 +53,17 @@ DELETE n
 
 // name: upsert_episodes
 // mode: write
+// `active_at` (stored, then last used or confirmed) is what decay and the cold tier read;
+// `confidence` starts at the prior and moves with outcome reports (cypher/outcomes.cypher):
+// an episode recorded again with other content is recounted after (graph/writes.py).
 CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (e:Episode {project: row.project, id: row.id})
 ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failures = 0,
-              e.review_status = row.review_status
+              e.review_status = row.review_status, e.active_at = datetime(),
+              e.confidence = row.props.prior_confidence
 SET e += row.props,
+    e.active_at = coalesce(e.active_at, datetime()),
     e.created_at = coalesce(row.created_at, e.created_at, datetime()),
     e.embedding = row.embedding,
     e.title_embedding = row.title_embedding,

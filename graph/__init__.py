@@ -5,6 +5,7 @@ ingest and api reach graph (tests/test_public_api.py holds them to it); the modu
 them are free to change.
 """
 
+from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
 from metisgraph.graph.conflicts import Conflict
 from metisgraph.graph.consolidate import (
     MaintainReport,
@@ -14,6 +15,8 @@ from metisgraph.graph.consolidate import (
     refresh_patterns,
 )
 from metisgraph.graph.counters import COUNTERS
+from metisgraph.graph.cypher import Query
+from metisgraph.graph.decay import TIERS, DecaySettings
 from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
 from metisgraph.graph.families import (
@@ -52,6 +55,13 @@ from metisgraph.graph.model_stamp import (
     read_stamp,
     stamp_store,
 )
+from metisgraph.graph.outcomes import (
+    MEMORY_LABELS,
+    OutcomeReport,
+    ReportConflict,
+    record_outcome,
+    recount_steps,
+)
 from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
 from metisgraph.graph.recall_request import (
     ALL_OUTCOMES,
@@ -74,7 +84,7 @@ from metisgraph.graph.refs import (
 )
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
-from metisgraph.graph.snippets import lineage_heads, record_outcome, snippet_detail, snippet_state
+from metisgraph.graph.snippets import lineage_heads, snippet_detail, snippet_state
 from metisgraph.graph.store import (
     GraphStore,
     ServerInfo,
@@ -99,16 +109,21 @@ from metisgraph.graph.writes import (
 
 __all__ = [
     "ALL_OUTCOMES",
+    "CONFIDENCE",
     "COUNTERS",
     "DEFAULT_MEMORY_TYPES",
     "GRAPH_MIGRATIONS",
     "KINDS",
     "MAX_FAMILY_MEMBERS",
+    "MEMORY_LABELS",
     "MEMORY_TYPES",
     "PRESETS",
     "RECALLABLE_REVIEW",
+    "TIERS",
+    "ConfidenceSettings",
     "Conflict",
     "ConsolidationSettings",
+    "DecaySettings",
     "EmbeddedNeo4j",
     "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",
@@ -130,7 +145,10 @@ __all__ = [
     "ModelStamp",
     "Neo4jSettings",
     "NodeRef",
+    "OutcomeReport",
     "PatternHit",
+    "Posterior",
+    "Query",
     "QuestionVectors",
     "RecallFilters",
     "RecallOutcome",
@@ -138,6 +156,7 @@ __all__ = [
     "RecallSettings",
     "Reconcile",
     "RepairFailed",
+    "ReportConflict",
     "SchemaMismatch",
     "SchemaReport",
     "ServerInfo",
@@ -166,6 +185,7 @@ __all__ = [
     "migrate",
     "open_driver",
     "ordered",
+    "posterior",
     "probe_vector_indexes",
     "project_scope",
     "projects_to_maintain",
@@ -174,6 +194,7 @@ __all__ = [
     "record_failure",
     "record_outcome",
     "record_pass",
+    "recount_steps",
     "refresh_patterns",
     "refused_data",
     "repair_vector_index",

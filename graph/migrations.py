@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from metisgraph.graph.outcomes import migrate_outcomes
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
@@ -72,9 +73,13 @@ def cypher_step(query_name: str, **params: object) -> Step:
     return step
 
 
-# Migrations that need nothing but Cypher. None yet: the first (re-signing errors) needs the
-# signer and lives in ingest.
-GRAPH_MIGRATIONS: tuple[Migration, ...] = ()
+# Migrations that need nothing but Cypher (the first, re-signing errors, needs the signer
+# and lives in ingest).
+GRAPH_MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        3, "outcome reports, priors apart from confidence, active_at, clocks", migrate_outcomes
+    ),
+)
 
 
 def ordered(*groups: Iterable[Migration]) -> tuple[Migration, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from metisgraph.graph.channels import (
     lexical_channels,
 )
 from metisgraph.graph.conflicts import Conflict, find_conflicts
+from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_patterns import (
     PatternHit,
@@ -32,7 +33,7 @@ from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, Snip
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
-from metisgraph.graph.trust import trust_adjustment, trust_factors
+from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 
 __all__ = ["Hit", "PatternHit", "RecallOutcome", "recall"]
 
@@ -61,6 +62,7 @@ class Hit:
     dropped: list[str] = field(default_factory=list)  # channels that could not be asked
     duplicates: list[str] = field(default_factory=list)  # merged into this one (maintain)
     rank: int = 0  # its place among everything returned, patterns included (1 = first)
+    evidence: dict[str, Any] = field(default_factory=dict)  # what the trust factors read
 
 
 @dataclass
@@ -90,7 +92,8 @@ def _trim(episode: dict[str, Any]) -> dict[str, Any]:
 
 def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -> Hit:
     episode = _trim(dict(row["episode"]))
-    factors = trust_factors(episode, req.settings.trust, now)
+    clock = row.get("clock") or now
+    factors = trust_factors(episode, req.settings.trust, clock)
     flagged = ["pending review"] if episode.get("review_status") == "pending" else []
     task = row.get("task")
     if task:
@@ -110,6 +113,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         next=row.get("next"),
         flagged=flagged,
         duplicates=list(episode.pop("duplicates", None) or []),
+        evidence=evidence(episode, req.settings.trust, clock),
     )
 
 
@@ -179,7 +183,7 @@ async def _expand(
         snippets_for_episodes(store, keys),
         pattern_rows(store, req, keys, vector),
     )
-    by_key = {(r["project"], r["id"]): r for r in rows}
+    by_key = {(r["project"], r["id"]): r for r in rows if _in_tiers(r, req)}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
     dropped = sorted(f.channel for f in answers.failures)
@@ -208,6 +212,27 @@ def _ranked(
     return chosen, [m for m in kept if isinstance(m, PatternHit)]
 
 
+def _in_tiers(row: dict[str, Any], req: RecallRequest) -> bool:
+    """Exactly in the tiers asked for, on its own project's clock (the channels filtered by
+    the most lenient clock of the projects asked)."""
+    cold_after = req.settings.trust.decay.cold_after_days
+    tiers = set(req.filters.tiers)
+    if cold_after is None or tiers == set(TIERS):
+        return True
+    idle = idle_days(row["episode"].get("active_at"), row.get("clock") or datetime.now(UTC))
+    return ("cold" if idle > cold_after else "warm") in tiers
+
+
+async def _with_tiers(store: GraphStore, req: RecallRequest) -> RecallRequest:
+    """The request with the earliest warm `active_at` of its projects filled in."""
+    decay = req.settings.trust.decay
+    if decay.cold_after_days is None or set(req.filters.tiers) == set(TIERS):
+        return req
+    clocks = await project_clocks(store, req.projects)
+    filters = replace(req.filters, tier_since=warm_since(clocks, decay))
+    return replace(req, filters=filters)
+
+
 async def recall(
     store: GraphStore,
     req: RecallRequest,
@@ -222,6 +247,15 @@ async def recall(
     vector indexes (else they are over-fetched).
     """
     timings: dict[str, float] = {}
+    if not isinstance(vectors, QuestionVectors):
+        vectors = asyncio.ensure_future(vectors)  # embedding while the clocks are read
+    try:
+        req = await _with_tiers(store, req)
+    except BaseException:
+        if isinstance(vectors, asyncio.Future):
+            vectors.cancel()
+            await asyncio.gather(vectors, return_exceptions=True)
+        raise
     answers, found = await _channels(store, req, vectors, in_index, timings)
     started = time.perf_counter()
     fused = fuse(answers.candidates, req.settings)

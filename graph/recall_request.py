@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from metisgraph.graph.decay import TIERS
 from metisgraph.graph.recall_settings import RecallSettings
 
 __all__ = [
@@ -49,6 +50,10 @@ class RecallFilters:
     # Which kinds of memory come back (episodes, patterns); not a Cypher filter: patterns
     # off means no pattern channel and no pattern in the result.
     memory_types: tuple[str, ...] = DEFAULT_MEMORY_TYPES
+    # The decay tiers asked for (graph/decay.py): the cold tier only on request. Recall
+    # fills `tier_since`, the earliest warm `active_at`, from the projects' clocks.
+    tiers: tuple[str, ...] = ("warm",)
+    tier_since: datetime | None = None
 
     def wants(self, memory_type: str) -> bool:
         return memory_type in self.memory_types
@@ -74,6 +79,8 @@ class RecallFilters:
             found["min_confidence"] = self.min_confidence
         if self.kinds is not None:
             found["kinds"] = list(self.kinds)
+        if self.tier_since is not None and set(self.tiers) != set(TIERS):
+            found["warm" if "warm" in self.tiers else "cold"] = self.tier_since
         return found
 
 

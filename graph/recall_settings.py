@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings
+from metisgraph.graph.decay import DecaySettings
+
 __all__ = ["PRESETS", "ChannelWeights", "RecallSettings", "TrustSettings", "preset"]
 
 DENSE_CHANNELS = ("vector", "title", "context", "fulltext", "context_text")
@@ -40,20 +43,11 @@ class TrustSettings:
     """Trust factors multiply into a score as beta * ln(factor): a nudge, not a filter."""
 
     beta: float = 1.0
-    source: dict[str, float] = field(
-        default_factory=lambda: {
-            "reviewer": 1.0,
-            "executed": 1.0,
-            "user": 0.9,
-            "inferred": 0.8,
-        }
-    )
     review: dict[str, float] = field(
         default_factory=lambda: {"approved": 1.1, "unreviewed": 1.0, "pending": 0.85}
     )
-    recency_half_life_days: float = 365.0
-    recency_floor: float = 0.9  # the oldest memory keeps this share of its weight
-    reuse_prior: int = 2  # pseudo-uses of a 50% success rate (Beta(1, 1) smoothing)
+    confidence: ConfidenceSettings = CONFIDENCE  # priors by source, repeats, caution
+    decay: DecaySettings = field(default_factory=DecaySettings)  # idle time, the cold tier
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Code memory in the graph: what is stored, one snippet in full, the bridge from episodes,
-and reuse feedback. The queries live in cypher/snippets.cypher."""
+The queries live in cypher/snippets.cypher (reuse feedback: graph/outcomes.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from typing import Any
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
-    "OUTCOME_NOTES_KEPT",
     "lineage_heads",
-    "record_outcome",
     "snippet_detail",
     "snippet_state",
     "snippets_by_id",
@@ -19,7 +17,6 @@ __all__ = [
 ]
 
 Row = dict[str, Any]
-OUTCOME_NOTES_KEPT = 20
 _PER_EPISODE = 20
 
 
@@ -84,21 +81,3 @@ async def snippet_detail(store: GraphStore, project: str, snippet_id: str) -> Ro
     for key in ("versions", "episodes", "environments", "touched"):
         detail[key] = list(row.get(key) or [])
     return detail
-
-
-async def record_outcome(
-    store: GraphStore, project: str, memory_id: str, success: bool, note: str | None
-) -> Row | None:
-    """Count one reuse of a snippet or an episode; None when the project holds no such id.
-
-    `note` is stored as given: callers sanitize it first.
-    """
-    rows = await store.run(
-        "record_outcome",
-        project=project,
-        id=memory_id,
-        success=success,
-        note=note,
-        keep=OUTCOME_NOTES_KEPT,
-    )
-    return rows[0] if rows else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +128,13 @@ def _plain(value: Any) -> Any:
     return Record({"value": value}).data()["value"]  # type: ignore[no-untyped-call]
 
 
+def _ready(step: str | Query) -> Query:
+    q = query(step) if isinstance(step, str) else step
+    if q.slots:
+        raise ValueError(f"{q.name}: slots {sorted(q.slots)} not filled")
+    return q
+
+
 def _data(record: Record) -> dict[str, Any]:
     return {key: _plain(value) for key, value in record.items()}  # type: ignore[no-untyped-call]
 
@@ -234,15 +241,16 @@ class GraphStore:
 
     async def write_many(
         self,
-        steps: list[tuple[str, dict[str, Any]]],
+        steps: Sequence[tuple[str | Query, dict[str, Any]]],
         then: Callable[[Transaction], Awaitable[object]] | None = None,
     ) -> list[dict[str, Any]]:
-        """Run several named write queries in one managed transaction (all or nothing);
-        ``then`` runs last in the same transaction (work that must read what was written).
+        """Run several write queries (named, or with their slots filled) in one managed
+        transaction (all or nothing); ``then`` runs last in the same transaction (work that
+        must read what was written).
 
         Returns the rows of the last query.
         """
-        texts = [(query(name).text, params) for name, params in steps]
+        texts = [(_ready(step).text, params) for step, params in steps]
 
         @unit_of_work(timeout=self.timeout)
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:

@@ -1,46 +1,60 @@
-"""How much a memory can be trusted: who vouches for it, how reuse went, age, review."""
+"""How much a recalled memory can be trusted: its confidence, its review, how idle it is.
+
+Each factor is 1 when neutral, below 1 lowers the hit, above raises it; recall adds
+beta * ln(their product) to the relevance. `evidence` is what the factors were made from,
+for `why`.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
+from metisgraph.graph.confidence import posterior
+from metisgraph.graph.decay import decay_factor, idle_days
 from metisgraph.graph.recall_settings import TrustSettings
 
-__all__ = ["trust_adjustment", "trust_factors"]
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    native = value.to_native() if hasattr(value, "to_native") else value
-    if not isinstance(native, datetime):
-        return None
-    return native if native.tzinfo else native.replace(tzinfo=UTC)
+__all__ = ["evidence", "trust_adjustment", "trust_factors"]
 
 
 def trust_factors(
-    episode: Mapping[str, Any], settings: TrustSettings, now: datetime | None = None
+    memory: Mapping[str, Any], settings: TrustSettings, clock: Any = None
 ) -> dict[str, float]:
-    """Each factor is 1.0 when neutral; below 1 lowers trust, above 1 raises it."""
-    now = now or datetime.now(UTC)
-    uses = int(episode.get("uses") or 0)
-    successes = int(episode.get("successes") or 0)
-    prior = settings.reuse_prior
-    # Beta(1, 1)-smoothed success rate of reuse, centred so that no evidence is neutral.
-    rate = (successes + prior / 2) / (uses + prior) if uses else 0.5
-    created = _as_datetime(episode.get("created_at"))
-    age_days = max(0.0, (now - created).total_seconds() / 86400) if created else 0.0
-    decay = 0.5 ** (age_days / settings.recency_half_life_days)
-    confidence = episode.get("confidence")
+    """confidence (the cautious chance that reusing it works, against a coin flip: 1 at
+    0.5, 2 at certainty), review and decay (idle time up to the project's `clock`).
+
+    The confidence factor is a probability, not a nudge: ln of it is on the scale that
+    separates two memories equally relevant to the question, so three failures of the top
+    hit put a confirmed alternative above it, and one failure of a well-confirmed memory
+    does not."""
+    belief = posterior(memory, settings.confidence)
+    idle = idle_days(memory.get("active_at"), clock)
     return {
-        "source": settings.source.get(str(episode.get("source")), 0.8),
-        "review": settings.review.get(str(episode.get("review_status")), 1.0),
-        "reuse": 0.6 + 0.8 * rate,
-        "recency": settings.recency_floor + (1 - settings.recency_floor) * decay,
-        "confidence": 0.75 + 0.25 * float(confidence if confidence is not None else 0.5),
+        "confidence": 2.0 * belief.cautious(settings.confidence.caution),
+        "review": settings.review.get(str(memory.get("review_status")), 1.0),
+        "decay": decay_factor(idle, settings.decay),
+    }
+
+
+def evidence(
+    memory: Mapping[str, Any], settings: TrustSettings, clock: Any = None
+) -> dict[str, Any]:
+    """The numbers behind the factors: the prior, the reports, the posterior, idle time."""
+    belief = posterior(memory, settings.confidence)
+    prior = settings.confidence.prior(memory.get("source"))
+    return {
+        "source": memory.get("source"),
+        "prior": float(memory.get("prior_confidence") or prior.mean),
+        "prior_strength": float(memory.get("prior_strength") or prior.strength),
+        "successes": int(memory.get("successes") or 0),
+        "failures": int(memory.get("failures") or 0),
+        "weighted_successes": float(memory.get("evidence_for") or 0.0),
+        "weighted_failures": float(memory.get("evidence_against") or 0.0),
+        "independent_confirmations": int(memory.get("contexts") or 0),
+        "posterior_mean": belief.mean,
+        "posterior_sd": belief.sd,
+        "idle_days": idle_days(memory.get("active_at"), clock),
     }
 
 

@@ -1,17 +1,25 @@
 """What the verification gate writes: a pass's VERIFIED_IN with its evidence, or a failure
-counted against the snippet. The queries live in cypher/verification.cypher."""
+kept as the snippet's last; either is an outcome report about the snippet. The queries live
+in cypher/verification.cypher."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from metisgraph.graph.outcomes import recount_steps
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["record_failure", "record_pass"]
 
 Row = dict[str, Any]
+
+
+def _recount(project: str, snippet_id: str) -> list[tuple[Any, Row]]:
+    return [("touch_project", {"projects": [project]}),
+            *recount_steps("Snippet", [{"project": project, "id": snippet_id}])]  # fmt: skip
 
 
 async def record_pass(
@@ -24,7 +32,9 @@ async def record_pass(
         [
             ("upsert_environments", {"rows": [environment]}),
             ("verification_passed",
-             {"project": project, "id": snippet_id, "key": environment["key"], **evidence}),
+             {"project": project, "id": snippet_id, "key": environment["key"],
+              "report_key": f"verify:{uuid.uuid4().hex}", **evidence}),
+            *_recount(project, snippet_id),
         ]
     )  # fmt: skip
     return rows[0] if rows else None
@@ -35,7 +45,12 @@ async def record_failure(
 ) -> Row | None:
     """Count a failed run against the snippet and keep it as its last failure."""
     kept = {**evidence, "environment": environment_key, "at": datetime.now(UTC).isoformat()}
-    rows = await store.run(
-        "verification_failed", project=project, id=snippet_id, evidence=json.dumps(kept)
-    )
+    rows = await store.write_many(
+        [
+            ("verification_failed",
+             {"project": project, "id": snippet_id, "key": environment_key,
+              "evidence": json.dumps(kept), "report_key": f"verify:{uuid.uuid4().hex}"}),
+            *_recount(project, snippet_id),
+        ]
+    )  # fmt: skip
     return rows[0] if rows else None

@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from metisgraph.graph.cypher import Query
+from metisgraph.graph.outcomes import recount_steps
 from metisgraph.graph.store import GraphStore, Transaction
 
 __all__ = ["WriteBatch", "existing_episode_hashes", "existing_error_keys", "write_batch"]
@@ -40,12 +42,14 @@ class WriteBatch:
     # (project, bucket) of the errors new in this batch: their families are found after the
     # write (ingest/pipeline/families.py), when the bucket can be read back whole.
     family_buckets: set[tuple[str, str]] = field(default_factory=set)
-    extra: list[tuple[str, Row]] = field(default_factory=list)  # further named queries, in order
+    # Further queries, in order: named, or with their slots filled (graph/outcomes.py).
+    extra: list[tuple[str | Query, Row]] = field(default_factory=list)
 
-    def steps(self) -> list[tuple[str, dict[str, Any]]]:
-        plan: list[tuple[str, dict[str, Any]]] = []
+    def steps(self) -> list[tuple[str | Query, dict[str, Any]]]:
+        plan: list[tuple[str | Query, dict[str, Any]]] = []
         if self.projects:
             plan.append(("upsert_projects", {"projects": sorted(self.projects)}))
+            plan.append(("touch_project", {"projects": sorted(self.projects)}))
         for name, key, rows in (
             ("upsert_tasks", "rows", self.tasks),
             ("unlink_replaced_episodes", "rows", self.replaced),
@@ -61,6 +65,8 @@ class WriteBatch:
         ):
             if rows:
                 plan.append((name, {key: rows}))
+            if name == "upsert_episodes":  # a new prior: the confidence is recounted
+                plan.extend(recount_steps("Episode", self.replaced))
         plan.extend(self.extra)
         if self.resolved_tasks:
             plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))

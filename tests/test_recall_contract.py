@@ -28,7 +28,8 @@ query($project: String!, $query: String!, $k: Int, $context: RecallContext, $fil
     hits {
       score flagged
       why { relevance trustAdjustment channels { channel score rank contribution }
-            trust { factor value } }
+            trust { factor value }
+            evidence { source prior priorStrength successes failures posteriorMean idleDays } }
       episode { id project outcome kind reviewStatus confidence createdAt summary }
       task { id goal status outcome steps }
       previous { id step } next { id step }
@@ -96,8 +97,13 @@ def test_every_hit_explains_itself(gql: Any, outcomes_project: str) -> None:
     hit = _recall(gql, outcomes_project, "memory leak in parse_data")["hits"][0]
     channels = {c["channel"]: c for c in hit["why"]["channels"]}
     assert "vector" in channels and channels["vector"]["rank"] >= 1
-    assert {t["factor"] for t in hit["why"]["trust"]} == {
-        "source", "review", "reuse", "recency", "confidence"}  # fmt: skip
+    assert {t["factor"] for t in hit["why"]["trust"]} == {"confidence", "review", "decay"}
+    fix = next(h for h in _recall(gql, outcomes_project, "memory leak")["hits"]
+               if h["episode"]["id"] == "new-fix")  # fmt: skip
+    evidence = fix["why"]["evidence"]  # an executed fix with no report yet: its prior alone
+    assert (evidence["source"], evidence["successes"], evidence["failures"]) == ("executed", 0, 0)
+    assert evidence["posteriorMean"] == pytest.approx(evidence["prior"]) == pytest.approx(0.9)
+    assert evidence["idleDays"] < 1  # stored just now: imported history is not stale
     total = hit["why"]["relevance"] + hit["why"]["trustAdjustment"]
     assert hit["score"] == pytest.approx(total)
 

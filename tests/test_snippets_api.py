@@ -207,7 +207,7 @@ def test_record_outcome_updates_reuse_statistics(gql: Any, project: str) -> None
     assert [n["success"] for n in stats["notes"]] == [False, True]  # newest first
     assert PASSWORD not in repr(stats)
     unknown = gql(OUTCOME, {"project": project, "id": "snippet:nope", "success": True})
-    assert "no snippet or episode 'snippet:nope'" in unknown["errors"][0]["message"]
+    assert "no episode, snippet or pattern 'snippet:nope'" in unknown["errors"][0]["message"]
 
 
 def test_without_a_query_structural_matches_rank_by_how_reuse_went(gql: Any, project: str) -> None:
@@ -294,7 +294,7 @@ def test_projects_never_see_each_others_snippets(gql: Any, project: str) -> None
     assert _search(gql, other, query="read orders from the warehouse") == []
     assert gql(DETAIL, {"project": other, "id": ids["load_orders"]})["data"]["snippet"] is None
     denied = gql(OUTCOME, {"project": other, "id": ids["load_orders"], "success": True})
-    assert "no snippet or episode" in denied["errors"][0]["message"]
+    assert "no episode, snippet or pattern" in denied["errors"][0]["message"]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from metisgraph.graph import project_scope
+from metisgraph.graph import CONFIDENCE, project_scope
 from metisgraph.ingest.code.safety import scan
 from metisgraph.ingest.environment.extract import EnvironmentFingerprint, extract_environment
 from metisgraph.ingest.errors.signatures import ErrorSignature, extract_errors
@@ -41,12 +41,8 @@ __all__ = [
 # Part of every content hash: a release that prepares episodes differently re-processes them.
 PIPELINE_VERSION = "3"
 
-DEFAULT_CONFIDENCE = {
-    Source.reviewer: 0.95,
-    Source.executed: 0.9,
-    Source.user: 0.7,
-    Source.inferred: 0.5,
-}
+# The prior confidence of each source (graph/confidence.py says why each is what it is).
+DEFAULT_CONFIDENCE = {source: CONFIDENCE.prior(source.value).mean for source in Source}
 # Long observations are kept (sanitized) for reading, but only their head is embedded.
 _EMBED_OBSERVATION_CHARS = 600
 _EMBED_CHARS = 2000
@@ -293,9 +289,11 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         "outcome": record.outcome.value,
         "tags": clean_tags(record.tags),
         "source": record.source.value,
-        "confidence": record.confidence
+        # The prior: outcome reports move the stored `confidence` away from it.
+        "prior_confidence": record.confidence
         if record.confidence is not None
         else DEFAULT_CONFIDENCE[record.source],
+        "prior_strength": CONFIDENCE.prior(record.source.value).strength,
     }
     error_text = "\n".join(t for t in (props["error_text"], props["observation"]) if t)
     errors = extract_errors(error_text) if error_text else []

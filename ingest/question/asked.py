@@ -8,6 +8,7 @@ from metisgraph.graph import (
     ALL_OUTCOMES,
     PRESETS,
     RECALLABLE_REVIEW,
+    TIERS,
     RecallFilters,
     RecallSettings,
 )
@@ -74,6 +75,8 @@ def _check_filters(f: RecallFilters) -> None:
         raise QuestionError(f"unknown outcome(s) {sorted(bad)}; known: {known}")
     if f.min_confidence is not None and not 0.0 <= f.min_confidence <= 1.0:
         raise QuestionError(f"filter.minConfidence must be between 0 and 1, got {f.min_confidence}")
+    if not f.tiers or set(f.tiers) - set(TIERS):
+        raise QuestionError(f"filter.tiers: one or more of {', '.join(TIERS)}, got {list(f.tiers)}")
     unknown = set(f.review or ()) - set(RECALLABLE_REVIEW)
     if unknown:
         known = ", ".join(RECALLABLE_REVIEW)

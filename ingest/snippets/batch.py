@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metisgraph.graph import GraphStore, lineage_heads, snippet_state
+from metisgraph.graph import GraphStore, Query, lineage_heads, snippet_state
 from metisgraph.ingest.code import SnippetAnalysis, analyze_snippet
 from metisgraph.ingest.environment import extract_environment
 from metisgraph.ingest.prepare.episode import PreparedEpisode
@@ -50,6 +50,7 @@ def prepare_snippets(
             seen.add(snippet.id)
             snippet.episode_id = episode.id
             snippet.outcome = episode.props.get("outcome")
+            snippet.source = str(episode.props.get("source") or snippet.source)
             out.append(snippet)
     for record in records:
         stated = extract_environment((), record.environment) if record.environment else None
@@ -178,6 +179,6 @@ def snippet_record_results(
 
 def snippet_write_steps(
     snippets: Sequence[PreparedSnippet], embedded: Mapping[tuple[str, str], list[float]]
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[tuple[str | Query, dict[str, Any]]]:
     """The named queries (cypher/snippets.cypher) that write these snippets, in order."""
     return write_steps(snippets, embedded)

@@ -54,6 +54,7 @@ class PreparedSnippet:
     ran: bool = True
     episode_id: str | None = None
     outcome: str | None = None
+    source: str = "user"  # who vouches for it: its episode's source, else stated by a caller
     record: SnippetRecord | None = None
     record_key: str | None = None
     name: str | None = None

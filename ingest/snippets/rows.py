@@ -12,13 +12,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metisgraph.graph import project_scope
+from metisgraph.graph import CONFIDENCE, Query, project_scope, recount_steps
 from metisgraph.ingest.snippets.prepare import PreparedSnippet
 
 __all__ = ["symbol_tail", "write_steps"]
 
 Row = dict[str, Any]
 _TAIL = re.compile(r"[.:/#]+")
+# The bridge read as feedback: code an episode generated or used, in an episode that ended
+# one way or the other, reports that outcome about the code (not code it only modified).
+_REPORTING = ("GENERATED", "USED")
+_DECIDED = ("success", "failure")
 
 
 def symbol_tail(name: str) -> str:
@@ -29,20 +33,26 @@ def symbol_tail(name: str) -> str:
 
 def write_steps(
     snippets: Sequence[PreparedSnippet], embedded: Mapping[tuple[str, str], list[float]]
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[tuple[str | Query, dict[str, Any]]]:
     """The queries that write these snippets, in the order they must run."""
     nodes = _node_rows(snippets, embedded)
     fresh = [s for s in _first_each(snippets) if not s.stored]
+    bridge = _episode_rows(snippets)
+    reported = [r for r in bridge if r["relation"] in _REPORTING and r["outcome"] in _DECIDED]
     plan = [
         ("upsert_snippets", nodes),
-        ("link_snippet_episodes", _episode_rows(snippets)),
+        ("link_snippet_episodes", bridge),
+        ("bridge_outcome_reports", reported),
         ("link_snippet_requirements", _requirement_rows(snippets)),
         ("link_snippet_structure", [_structure_row(s) for s in fresh]),
         ("link_snippet_files", _file_rows(snippets)),
         ("link_snippet_versions", [_version_row(s) for s in fresh if s.parent_id]),
         ("count_snippet_recordings", [{"project": r["project"], "id": r["id"]} for r in nodes]),
     ]
-    return [(name, {"rows": rows}) for name, rows in plan if rows]
+    steps: list[tuple[str | Query, Row]] = [(name, {"rows": rows}) for name, rows in plan if rows]
+    keys = {(r["project"], r["id"]) for r in reported}
+    steps += recount_steps("Snippet", [{"project": p, "id": i} for p, i in sorted(keys)])
+    return steps
 
 
 def _first_each(snippets: Iterable[PreparedSnippet]) -> list[PreparedSnippet]:
@@ -65,7 +75,7 @@ def _node_rows(
                 "props": s.props, "lineage": s.lineage,
                 "version": s.version, "review_status": s.review_status, "name": s.name,
                 "description": None, "tests": [], "examples": [], "record_keys": [], "files": [],
-                "embedding": embedded.get(key),
+                "embedding": embedded.get(key), "prior": _prior(s.source),
             }  # fmt: skip
         row["name"] = row["name"] or s.name
         row["description"] = row["description"] or s.description
@@ -76,6 +86,12 @@ def _node_rows(
     for row in rows.values():
         row["description"] = row["description"] or row["props"].get("docstring")
     return list(rows.values())
+
+
+def _prior(source: str) -> Row:
+    """The prior confidence of the first occurrence's source (graph/confidence.py)."""
+    prior = CONFIDENCE.prior(source)
+    return {"source": source, "mean": prior.mean, "strength": prior.strength}
 
 
 def _union(kept: list[str], more: Iterable[str]) -> list[str]:

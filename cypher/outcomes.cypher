@@ -1,0 +1,132 @@
+// Outcome feedback: reports that reusing a memory worked or not, and what they add up to.
+// A memory is an Episode, a Snippet or a Pattern: {{label}} is filled with one of them
+// (graph/outcomes.py, checked by Query.naming). Each report is a node of its own,
+// (:OutcomeReport {project, key})-[:ABOUT]->(memory), unique on (project, key): the key is
+// the caller's idempotency key, so the same report sent twice is stored once. A memory's
+// statistics and confidence are always recounted from its reports, never incremented.
+
+// name: memory_label
+// mode: read
+// Which kind of memory an id names in a project (none: no such memory).
+CALL () {
+  MATCH (m:Episode {project: $project, id: $id}) RETURN 'Episode' AS label
+  UNION
+  MATCH (m:Snippet {project: $project, id: $id}) RETURN 'Snippet' AS label
+  UNION
+  MATCH (m:Pattern {project: $project, id: $id}) RETURN 'Pattern' AS label
+}
+RETURN label
+
+// name: outcome_report_stored
+// mode: read
+// A report already stored under this key, if any (what it said, and about what).
+MATCH (o:OutcomeReport {project: $project, key: $key})
+RETURN o.memory_id AS memory_id, o.success AS success, o.applied_in AS applied_in
+
+// name: record_outcome_report
+// mode: write
+// One report about one memory. The context says which reports are repeats of each other:
+// the project and task the memory was applied in (the episode itself when it has no task)
+// and the agent (the task's, else the caller). Without an episode, every report of one
+// caller about one memory shares a context. APPLIED_IN links the memory to that episode.
+// A key already used for another report changes nothing (`same` is false); the note is
+// kept (the most recent $keep) only with a new report.
+MATCH (m:{{label}} {project: $project, id: $id})
+OPTIONAL MATCH (e:Episode {project: $applied_project, id: $applied_in})
+OPTIONAL MATCH (t:Task {project: $applied_project, id: e.task_id})
+WITH m, e, $applied_project + '|' + coalesce(e.task_id, e.id, '-') + '|'
+           + coalesce(t.agent, $agent) AS context
+MERGE (o:OutcomeReport {project: $project, key: $key})
+ON CREATE SET o.memory_id = $id, o.label = $label, o.success = $success, o.context = context,
+              o.at = datetime(), o.note = $note, o.applied_in = e.id,
+              o.applied_project = CASE WHEN e IS NULL THEN null ELSE $applied_project END,
+              o.count = 1, o.created = true
+WITH m, e, o, coalesce(o.created, false) AS created
+REMOVE o.created
+WITH m, e, o, created WHERE o.memory_id = $id AND o.success = $success
+MERGE (o)-[:ABOUT]->(m)
+WITH m, e, o, created
+CALL (m, e, o) {
+  WITH m, e, o WHERE e IS NOT NULL
+  MERGE (m)-[a:APPLIED_IN]->(e)
+  SET a.success = o.success, a.at = o.at
+}
+CALL (m, created) {
+  WITH m, created WHERE created AND $note IS NOT NULL
+  SET m.outcome_notes = ([$note] + coalesce(m.outcome_notes, []))[..$keep]
+}
+RETURN created
+
+// name: bridge_outcome_reports
+// mode: write
+// The bridge is read as feedback: an episode that GENERATED or USED a snippet and ended in
+// success or failure (the outcome stored on the relation) reports it about the snippet,
+// once per episode, snippet and outcome, in the episode's task's context.
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.episode_id})-[r:GENERATED|USED]->(s:Snippet {project: row.project, id: row.id})
+WHERE r.outcome IN ['success', 'failure']
+OPTIONAL MATCH (t:Task {project: row.project, id: e.task_id})
+MERGE (o:OutcomeReport {project: row.project, key: 'bridge:' + e.id + ':' + s.id + ':' + r.outcome})
+ON CREATE SET o.memory_id = s.id, o.label = 'Snippet', o.success = (r.outcome = 'success'),
+              o.context = row.project + '|' + coalesce(e.task_id, e.id) + '|'
+                          + coalesce(t.agent, '-'),
+              o.at = datetime(), o.applied_in = e.id, o.applied_project = row.project,
+              o.count = 1
+MERGE (o)-[:ABOUT]->(s)
+
+// name: recount_evidence
+// mode: write
+// A memory's statistics from all its reports. Reports of one outcome from one context
+// count 1 + w + w^2 + ... ($repeat_weight = w): repeats add less than independent reports.
+// The prior is the memory's own (set when it was stored), else its source's ($priors).
+// The first SET takes the node's write lock, so concurrent reports cannot interleave.
+UNWIND $keys AS key
+MATCH (m:{{label}} {project: key.project, id: key.id})
+SET m.outcome_lock = true
+WITH m
+CALL (m) {
+  OPTIONAL MATCH (o:OutcomeReport)-[:ABOUT]->(m)
+  WITH o.context AS context, o.success AS success, sum(coalesce(o.count, 1)) AS n,
+       max(o.at) AS last
+  WHERE success IS NOT NULL
+  RETURN sum(n) AS uses,
+         sum(CASE WHEN success THEN n ELSE 0 END) AS successes,
+         sum(CASE WHEN success THEN 0 ELSE n END) AS failures,
+         sum(CASE WHEN success THEN (1.0 - $repeat_weight ^ n) / (1.0 - $repeat_weight)
+             ELSE 0.0 END) AS evidence_for,
+         sum(CASE WHEN success THEN 0.0
+             ELSE (1.0 - $repeat_weight ^ n) / (1.0 - $repeat_weight) END) AS evidence_against,
+         count(DISTINCT CASE WHEN success THEN context END) AS contexts,
+         max(CASE WHEN success THEN last END) AS confirmed_at,
+         max(last) AS last_used_at
+}
+WITH m, uses, successes, failures, evidence_for, evidence_against, contexts, confirmed_at,
+     last_used_at, coalesce($priors[coalesce(m.source, '-')], $fallback) AS given
+WITH m, uses, successes, failures, evidence_for, evidence_against, contexts, confirmed_at,
+     last_used_at, coalesce(m.prior_confidence, given.mean) AS mean,
+     coalesce(m.prior_strength, given.strength) AS strength
+SET m.uses = uses, m.successes = successes, m.failures = failures,
+    m.evidence_for = evidence_for, m.evidence_against = evidence_against,
+    m.contexts = contexts, m.confirmed_at = confirmed_at, m.last_used_at = last_used_at,
+    m.prior_confidence = mean, m.prior_strength = strength,
+    m.confidence = (mean * strength + evidence_for) / (strength + evidence_for + evidence_against),
+    m.active_at = CASE WHEN last_used_at > m.active_at THEN last_used_at
+                       ELSE coalesce(m.active_at, last_used_at, datetime()) END
+SET m.success_rate = CASE WHEN m:Pattern THEN m.success_rate
+                          WHEN uses > 0 THEN toFloat(successes) / uses ELSE null END
+REMOVE m.outcome_lock
+RETURN m.project AS project, m.id AS id, m.uses AS uses, m.successes AS successes,
+       m.failures AS failures, m.success_rate AS success_rate, m.confidence AS confidence,
+       m.prior_confidence AS prior_confidence, m.prior_strength AS prior_strength,
+       m.evidence_for AS evidence_for, m.evidence_against AS evidence_against,
+       m.contexts AS contexts, m.last_used_at AS last_used_at, m.outcome_notes AS notes
+
+// name: touch_project
+// mode: write
+// The project's clock: the last time anything in it was stored or used (decay reads it).
+// Moved at most once an hour, so concurrent writers rarely wait for the project's lock.
+UNWIND $projects AS name
+MATCH (p:Project {name: name})
+WITH p WHERE p.active_at IS NULL OR p.active_at < datetime() - duration('PT1H')
+SET p.active_at = datetime()
