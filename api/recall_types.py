@@ -210,7 +210,9 @@ class RecallHit:
     task: TaskInfo | None
     previous: StepRef | None
     next: StepRef | None
-    flagged: list[str] = strawberry.field(description="e.g. 'pending review'")
+    flagged: list[str] = strawberry.field(
+        description="e.g. 'pending review', 'superseded by … (a newer fix of the same error)'"
+    )
     rank: int = strawberry.field(
         default=0, description="Place among everything returned, patterns included (1 = first)"
     )

@@ -323,8 +323,8 @@ RETURN EXISTS {
 // name: recall_expand
 // mode: read
 // Everything recall returns about its hits, in one round trip: the episode, its task and
-// how it ended, its errors, environment, neighbouring steps, contradictions and its
-// project's clock (for decay).
+// how it ended, its errors, environment, neighbouring steps, contradictions, the newer
+// fixes that superseded it, and its project's clock (for decay).
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
@@ -354,8 +354,13 @@ CALL (e) {
   RETURN CASE WHEN n IS NULL THEN null ELSE n {.id, .step, .summary, .outcome} END AS next
 }
 CALL (e) {
-  OPTIONAL MATCH (e)-[:CONTRADICTS]-(c:Episode {project: e.project})
-  RETURN collect(DISTINCT c.id) AS contradicts
+  OPTIONAL MATCH (e)-[x:CONTRADICTS]-(c:Episode {project: e.project})
+  RETURN collect(DISTINCT CASE WHEN c IS NULL THEN null ELSE {id: c.id, reason: x.reason} END)
+         AS contradicts
+}
+CALL (e) {
+  OPTIONAL MATCH (n:Episode {project: e.project})-[:SUPERSEDES]->(e)
+  RETURN collect(DISTINCT n.id) AS superseded_by
 }
 CALL (e) {
   OPTIONAL MATCH (p:Project {name: e.project})
@@ -380,7 +385,7 @@ RETURN key.project AS project, key.id AS id,
        CASE WHEN t IS NULL THEN null ELSE
          t {.id, .goal, .status, .outcome, .started_at, .ended_at,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts, clock
+       errors, environment, previous, next, contradicts, superseded_by, clock
 
 // name: channel_patterns
 // mode: read

@@ -51,6 +51,15 @@ WITH DISTINCT n, row
 WHERE (n:Tool OR n:Tag OR n:Symbol) AND n.project = row.project AND NOT EXISTS { (n)--() }
 DELETE n
 
+// name: unlink_replaced_situations
+// mode: write
+// Contradictions and supersessions were derived from the old content too: derived again
+// after the write (cypher/situations.cypher).
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.id})-[r:CONTRADICTS|SUPERSEDES]-()
+DELETE r
+
 // name: upsert_episodes
 // mode: write
 // `active_at` (stored, then last used or confirmed) is what decay and the cold tier read;

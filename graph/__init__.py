@@ -83,6 +83,7 @@ from metisgraph.graph.refs import (
     encode_id,
 )
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+from metisgraph.graph.situations import relate_situations
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import lineage_heads, snippet_detail, snippet_state
 from metisgraph.graph.store import (
@@ -197,6 +198,7 @@ __all__ = [
     "recount_steps",
     "refresh_patterns",
     "refused_data",
+    "relate_situations",
     "repair_vector_index",
     "schema_version",
     "search_snippets",

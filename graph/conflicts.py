@@ -35,6 +35,20 @@ def _differs(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return bool(first and second and first.strip() != second.strip())
 
 
+def _recorded(episode: Mapping[str, Any], other: str) -> str | None:
+    """The reason a CONTRADICTS link between them was written with, if there is one.
+
+    `contradicts` holds {id, reason} (recall's expansion) or bare ids.
+    """
+    for found in episode.get("contradicts") or ():
+        found_id, reason = (
+            (found["id"], found.get("reason")) if isinstance(found, Mapping) else (found, None)
+        )
+        if found_id == other:
+            return f"recorded as contradicting: {reason}" if reason else "recorded as contradicting"
+    return None
+
+
 def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> list[Conflict]:
     """Pairs among the returned episodes that contradict each other, with the reason.
 
@@ -46,8 +60,9 @@ def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> l
     out: list[Conflict] = []
     for a, b in combinations(episodes, 2):
         similarity = _similarity(a.get("embedding"), b.get("embedding"))
-        if b["id"] in (a.get("contradicts") or []) or a["id"] in (b.get("contradicts") or []):
-            out.append(Conflict(a["id"], b["id"], "recorded as contradicting", similarity))
+        recorded = _recorded(a, b["id"]) or _recorded(b, a["id"])
+        if recorded is not None:
+            out.append(Conflict(a["id"], b["id"], recorded, similarity))
             continue
         if a.get("task_id") and a.get("task_id") == b.get("task_id"):
             continue

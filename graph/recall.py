@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from metisgraph.graph.channels import (
     ChannelAnswers,
@@ -35,7 +35,9 @@ from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 
-__all__ = ["Hit", "PatternHit", "RecallOutcome", "recall"]
+__all__ = ["Hit", "PatternHit", "RecallOutcome", "newer_first", "recall"]
+
+_M = TypeVar("_M", bound="Hit | PatternHit")
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
@@ -63,6 +65,7 @@ class Hit:
     duplicates: list[str] = field(default_factory=list)  # merged into this one (maintain)
     rank: int = 0  # its place among everything returned, patterns included (1 = first)
     evidence: dict[str, Any] = field(default_factory=dict)  # what the trust factors read
+    superseded_by: list[str] = field(default_factory=list)  # newer fixes of the same error
 
 
 @dataclass
@@ -95,6 +98,10 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
     clock = row.get("clock") or now
     factors = trust_factors(episode, req.settings.trust, clock)
     flagged = ["pending review"] if episode.get("review_status") == "pending" else []
+    superseded_by = sorted(row.get("superseded_by") or [])
+    if superseded_by:
+        flagged.append(f"superseded by {', '.join(superseded_by)} (a newer fix of the same error)")
+    episode["contradicts"] = [c for c in row.get("contradicts") or [] if c]
     task = row.get("task")
     if task:
         task = {k: _native(v) for k, v in task.items()}
@@ -114,6 +121,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         flagged=flagged,
         duplicates=list(episode.pop("duplicates", None) or []),
         evidence=evidence(episode, req.settings.trust, clock),
+        superseded_by=superseded_by,
     )
 
 
@@ -203,7 +211,7 @@ def _ranked(
     if req.filters.wants("episode"):
         memories.extend(hits)
     memories.sort(key=lambda m: -m.score)
-    kept = memories[: req.k]
+    kept = newer_first(memories[: req.k])
     for rank, memory in enumerate(kept, start=1):
         memory.rank = rank
     chosen = [m for m in kept if isinstance(m, Hit)]
@@ -221,6 +229,31 @@ def _in_tiers(row: dict[str, Any], req: RecallRequest) -> bool:
         return True
     idle = idle_days(row["episode"].get("active_at"), row.get("clock") or datetime.now(UTC))
     return ("cold" if idle > cold_after else "warm") in tiers
+
+
+def newer_first(memories: Sequence[_M]) -> list[_M]:
+    """Each hit a newer one superseded placed just after it; otherwise the order is kept
+    (patterns stay where they are)."""
+    ordered = list(memories)
+
+    def newer(m: _M) -> list[str]:
+        return m.superseded_by if isinstance(m, Hit) else []
+
+    for _ in range(len(ordered) ** 2):  # SUPERSEDES goes from newer to older: no cycles
+        position = {m.episode["id"]: i for i, m in enumerate(ordered) if isinstance(m, Hit)}
+        moved = next(
+            (
+                (i, max(position[n] for n in newer(m) if n in position))
+                for i, m in enumerate(ordered)
+                if any(position.get(n, -1) > i for n in newer(m))
+            ),
+            None,
+        )
+        if moved is None:
+            break
+        older, newest = moved
+        ordered.insert(newest, ordered.pop(older))
+    return ordered
 
 
 async def _with_tiers(store: GraphStore, req: RecallRequest) -> RecallRequest:

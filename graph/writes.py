@@ -8,6 +8,7 @@ from typing import Any
 
 from metisgraph.graph.cypher import Query
 from metisgraph.graph.outcomes import recount_steps
+from metisgraph.graph.situations import situation_step
 from metisgraph.graph.store import GraphStore, Transaction
 
 __all__ = ["WriteBatch", "existing_episode_hashes", "existing_error_keys", "write_batch"]
@@ -53,6 +54,7 @@ class WriteBatch:
         for name, key, rows in (
             ("upsert_tasks", "rows", self.tasks),
             ("unlink_replaced_episodes", "rows", self.replaced),
+            ("unlink_replaced_situations", "rows", self.replaced),
             ("upsert_episodes", "rows", self.episodes),
             ("upsert_errors", "rows", self.errors),
             ("link_errors", "rows", self.error_links),
@@ -73,6 +75,10 @@ class WriteBatch:
         if self.chained_tasks or self.snippet_episodes:
             fixes = {"tasks": self.chained_tasks, "episodes": self.snippet_episodes}
             plan.append(("link_fixes", fixes))
+        # Last: the code across the bridge and what resolved what are written by then.
+        plan.extend(
+            situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])
+        )
         return plan
 
 

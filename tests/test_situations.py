@@ -1,0 +1,96 @@
+"""Conflicts and supersession written at ingest: the same error in compatible environments,
+opposite outcomes -> CONTRADICTS with the evidence; a newer fix by another action ->
+SUPERSEDES; recall shows the newer first and says the older was superseded.
+Through GraphQL and the real Neo4j."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+RECORD = """
+mutation($inputs: [EpisodeInput!]!) {
+  recordEpisodes(inputs: $inputs) { refused results { id status errors { field message } } }
+}"""
+RECALL = """
+query($p: String!, $q: String!) {
+  recall(project: $p, query: $q, k: 5) {
+    hits { flagged episode { id } }
+    conflicts { a { id } b { id } reason }
+  }
+}"""
+ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "app.py", line 3, in <module>\n'
+    "    import jinja2\n"
+    "ImportError: cannot import name 'soft_unicode' from 'markupsafe'"
+)
+LINUX = {"os": "linux", "runtime": "python", "runtimeVersion": "3.11.4"}
+
+
+def _episode(project: str, id_: str, outcome: str, command: str, at: str, **more: Any) -> Any:
+    return {
+        "project": project, "id": id_, "outcome": outcome, "createdAt": at, "error": ERROR,
+        "summary": f"jinja2 import failed on markupsafe; ran {command}",
+        "action": {"type": "command", "command": command}, "environment": LINUX, **more,
+    }  # fmt: skip
+
+
+def _record(gql: Any, inputs: list[dict[str, Any]]) -> None:
+    body = gql(RECORD, {"inputs": inputs})
+    assert "errors" not in body and body["data"]["recordEpisodes"]["refused"] == 0, body
+
+
+@pytest.fixture
+def situations(gql: Any, project: str) -> str:
+    _record(gql, [
+        _episode(project, "pin", "success", "pip install markupsafe==2.0.1", "2024-01-05T10:00Z"),
+        _episode(project, "try", "failure", "pip install markupsafe==2.1.0", "2025-03-01T10:00Z"),
+        _episode(project, "upgrade", "success", "pip install -U jinja2", "2026-02-01T10:00Z"),
+        # The same error on another OS: not the same situation.
+        _episode(project, "windows", "failure", "pip install -U jinja2", "2026-03-01T10:00Z",
+                 environment={**LINUX, "os": "windows"}),
+    ])  # fmt: skip
+    return project
+
+
+async def _links(store: Any, project: str) -> list[tuple[str, str, str, str | None]]:
+    rows = await store.run_text(
+        """MATCH (a:Episode {project: $p})-[r:CONTRADICTS|SUPERSEDES]->(b:Episode {project: $p})
+           RETURN type(r) AS type, a.id AS a, b.id AS b, r.reason AS reason
+           ORDER BY type, a, b""",
+        {"p": project},
+        read=True,
+    )
+    return [(r["type"], *sorted((r["a"], r["b"])), r["reason"]) if r["type"] == "CONTRADICTS"
+            else (r["type"], r["a"], r["b"], r["reason"]) for r in rows]  # fmt: skip
+
+
+@pytest.mark.anyio
+async def test_ingest_writes_contradictions_and_supersession(
+    gql: Any, store: Any, situations: str
+) -> None:
+    links = await _links(store, situations)
+    contradicts = sorted((a, b) for kind, a, b, _ in links if kind == "CONTRADICTS")
+    assert contradicts == [("pin", "try"), ("try", "upgrade")]  # not the Windows episode
+    reasons = {reason for kind, _, _, reason in links if kind == "CONTRADICTS"}
+    same = "the same error (python:ImportError) with opposite outcomes, by different actions"
+    assert reasons == {same}
+    assert [(a, b) for kind, a, b, _ in links if kind == "SUPERSEDES"] == [("upgrade", "pin")]
+    _record(gql, [_episode(situations, "pin", "success", "pip install markupsafe==2.0.1",
+                           "2024-01-05T10:00Z")])  # fmt: skip
+    assert await _links(store, situations) == links  # written again: nothing doubles
+
+
+def test_recall_shows_the_newer_fix_first_and_says_so(gql: Any, situations: str) -> None:
+    body = gql(RECALL, {"p": situations, "q": "cannot import name soft_unicode from markupsafe"})
+    assert "errors" not in body, body
+    hits = body["data"]["recall"]["hits"]
+    order = [h["episode"]["id"] for h in hits]
+    assert order.index("upgrade") < order.index("pin")
+    pin = hits[order.index("pin")]
+    assert "superseded by upgrade (a newer fix of the same error)" in pin["flagged"]
+    recorded = [c for c in body["data"]["recall"]["conflicts"]
+                if {c["a"]["id"], c["b"]["id"]} == {"pin", "try"}]  # fmt: skip
+    assert recorded and recorded[0]["reason"].startswith("recorded as contradicting: the same")
