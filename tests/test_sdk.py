@@ -109,7 +109,7 @@ def test_results_are_typed_and_writes_repeat_safely(api_url: str, project: str) 
         assert plan.tokens <= 1500 and plan.memories[0].text in plan.prompt
         with pytest.raises(QueryError, match="budget: the prompt without any memory"):
             client.plan_context(project, GOAL, budget=10)
-        with pytest.raises(QueryError, match="memoryId: no snippet or episode"):
+        with pytest.raises(QueryError, match="memoryId: no episode, snippet or pattern"):
             client.record_outcome(project, "ep-nope", True)
 
 
