@@ -109,8 +109,14 @@ WITH p, members, seed,
        CASE WHEN coalesce(m.task_id, '#' + m.id) IN seen THEN seen
             ELSE seen + coalesce(m.task_id, '#' + m.id) END)) AS sources
 // support: independent sources (distinct tasks; an episode without a task is its own).
+// The trust prior comes from the members: a Beta with their success rate (smoothed by
+// one success and one failure, so four of four is 0.83, not a certainty) worth as many
+// reports as independent sources; reports about the pattern itself then move it
+// (graph/outcomes.py recounts it after this query).
 SET p.support = sources, p.episodes = size(members), p.successes = successes,
     p.failures = failures, p.success_rate = toFloat(successes) / size(members),
+    p.prior_confidence = (successes + 1.0) / (size(members) + 2.0),
+    p.prior_strength = toFloat(sources),
     p.outcome = seed.outcome, p.kind = seed.kind,
     p.title = coalesce(seed.title, left(seed.summary, 160))
 WITH p, members, seed
@@ -158,10 +164,13 @@ SET e.consolidated = e.content_hash
 
 // name: maintain_retire_snippets
 // mode: write
-// Snippets never reused and failing: no reported use, seen once, never verified, and every
-// episode that produced them failed. Kept (reachable by id) but out of recall and search.
+// Snippets never reused and failing: no reported use (the failures their own episodes
+// reported through the bridge, keys `bridge:…`, are not reuse), seen once, never verified,
+// and every episode that produced them failed. Kept (reachable by id) but out of recall
+// and search.
 MATCH (s:Snippet {project: $project})
-WHERE s.recallable = true AND coalesce(s.uses, 0) = 0 AND coalesce(s.recorded, 0) <= 1
+WHERE s.recallable = true AND coalesce(s.recorded, 0) <= 1
+  AND NOT EXISTS { MATCH (o:OutcomeReport)-[:ABOUT]->(s) WHERE NOT o.key STARTS WITH 'bridge:' }
   AND NOT EXISTS { (s)-[:VERIFIED_IN]->() }
   AND EXISTS { (:Episode)-[:GENERATED|USED|MODIFIED]->(s) }
   AND NOT EXISTS { MATCH (e:Episode)-[r:GENERATED|USED|MODIFIED]->(s)
@@ -175,7 +184,8 @@ RETURN count(s) AS retired
 // A retired snippet that was reused, verified or worked since comes back.
 MATCH (s:Snippet {project: $project})
 WHERE s.retired = true
-  AND (coalesce(s.uses, 0) > 0 OR coalesce(s.recorded, 0) > 1
+  AND (EXISTS { MATCH (o:OutcomeReport)-[:ABOUT]->(s) WHERE NOT o.key STARTS WITH 'bridge:' }
+       OR coalesce(s.recorded, 0) > 1
        OR EXISTS { (s)-[:VERIFIED_IN]->() }
        OR EXISTS { MATCH (e:Episode)-[r:GENERATED|USED|MODIFIED]->(s)
                    WHERE coalesce(r.outcome, e.outcome) <> 'failure' })
