@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from metisgraph.graph.lessons import ConsolidationSettings, LessonPlan, Memory, plan_lessons
+from metisgraph.graph.outcomes import recount_steps
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.vectors import Vector
 
@@ -130,9 +131,19 @@ async def _write(
     for chunk in _chunks(patterns, 500):
         await store.run("maintain_patterns", project=project, rows=list(chunk))
     for chunk in _chunks(sorted(plan.patterns), 500):
-        await store.run("maintain_pattern_stats", project=project, ids=list(chunk))
+        await _pattern_stats(store, project, list(chunk))
     for chunk in _chunks(dirty, 10_000):
         await store.run("maintain_mark", project=project, ids=list(chunk))
+
+
+async def _pattern_stats(store: GraphStore, project: str, ids: list[str]) -> None:
+    """Patterns' statistics and prior read from their members, and their confidence
+    recounted from that prior and the reports about them, in one transaction."""
+    keys = [{"project": project, "id": i} for i in ids]
+    await store.write_many(
+        [("maintain_pattern_stats", {"project": project, "ids": ids}),
+         *recount_steps("Pattern", keys)]
+    )  # fmt: skip
 
 
 async def refresh_patterns(
@@ -144,7 +155,7 @@ async def refresh_patterns(
     if not ids:
         return 0
     least = ConsolidationSettings().min_support if min_support is None else min_support
-    await store.run("maintain_pattern_stats", project=project, ids=ids)
+    await _pattern_stats(store, project, ids)
     small = await store.run("maintain_small_patterns", project=project, ids=ids, min=least)
     gone = [r["id"] for r in small]
     if gone:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from metisgraph.graph import ConsolidationSettings, consolidate
+from metisgraph.graph import ConsolidationSettings, OutcomeReport, consolidate, record_outcome
 from metisgraph.graph.lessons import Memory, candidate_pairs, plan_lessons
 from metisgraph.ingest.adapters import SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
@@ -71,6 +71,17 @@ async def test_maintain_merges_groups_and_retires(store: Any, embedder: Any, pro
     assert ssl["p"]["success_rate"] == 1.0 and ssl["p"]["outcome"] == "success"
     assert "episodes from" in ssl["p"]["summary"] and ssl["p"]["error_keys"]
     assert ssl["recommends"], "the pattern recommends the snippet its members used"
+    # Its trust prior comes from its members: their success rate, smoothed, worth as many
+    # reports as independent sources; with no report yet its confidence is that prior.
+    n = ssl["p"]["episodes"]
+    assert ssl["p"]["prior_confidence"] == pytest.approx((n + 1) / (n + 2))
+    assert ssl["p"]["prior_strength"] == ssl["p"]["support"]
+    assert ssl["p"]["confidence"] == pytest.approx(ssl["p"]["prior_confidence"])
+    # A report about the pattern moves it from there: one failure is one pseudo-report.
+    after = await record_outcome(store, OutcomeReport(project, ssl["p"]["id"], False, key="k1"))
+    mean, strength = ssl["p"]["prior_confidence"], ssl["p"]["prior_strength"]
+    assert after is not None
+    assert after["confidence"] == pytest.approx(mean * strength / (strength + 1))
     oom = by_member["oom-1"]
     assert {"oom-1", "oom-2", "oom-3"} == set(oom["members"])
     assert "oom-fail" not in by_member  # the same error, the opposite outcome: another lesson
