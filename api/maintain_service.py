@@ -12,6 +12,7 @@ from metisgraph.graph import (
     MaintainReport,
     consolidate,
     projects_to_maintain,
+    relate_situations,
 )
 
 __all__ = ["maintain", "maintain_periodically"]
@@ -24,10 +25,15 @@ async def maintain(
     projects: list[str] | None = None,
     settings: ConsolidationSettings | None = None,
 ) -> list[MaintainReport]:
-    """Consolidate the given projects, or every project with something to do."""
+    """Consolidate the given projects, or every project with something to do; the
+    episodes a run sees as new or changed get their conflicts and supersessions again
+    (ingest writes them too: this catches episodes stored before that existed)."""
     chosen = settings or services.settings.maintain.consolidation()
     names = projects if projects is not None else await projects_to_maintain(services.store)
-    return [await consolidate(services.store, name, chosen) for name in names]
+    return [
+        await consolidate(services.store, name, chosen, reconcile=relate_situations)
+        for name in names
+    ]
 
 
 async def maintain_periodically(services: Services, every_s: float) -> None:
