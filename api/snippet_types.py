@@ -76,6 +76,22 @@ class Compatibility:
     reasons: list[str]
 
 
+@strawberry.type(
+    description="Where a snippet may no longer work: a package there moved past what it was "
+    "verified with, or it failed there after working elsewhere."
+)
+class StaleIn:
+    environment: str = strawberry.field(description="The environment's key")
+    package: str | None = strawberry.field(description="The package that moved, when one did")
+    verified: list[str] = strawberry.field(
+        description="What it was verified with: its requirement's ranges, then the versions "
+        "it worked with"
+    )
+    found: str | None = strawberry.field(description="The package's version there")
+    reason: str = strawberry.field(description="moved | failed")
+    since: datetime | None
+
+
 @strawberry.type(description="A reusable unit of code (a template: no raw secrets).")
 class Snippet:
     id: str
@@ -107,6 +123,9 @@ class Snippet:
     tests: list[str]
     examples: list[str]
     requires: list[Requirement]
+    stale_in: list[StaleIn] = strawberry.field(
+        description="Environments it may no longer work in (a later success there clears it)"
+    )
 
 
 @strawberry.type(description="A structural condition a snippet met: which name matched which.")
@@ -268,6 +287,10 @@ def snippet_view(row: dict[str, Any]) -> Snippet:
         requires=[Requirement(name=r["name"], spec=r.get("spec"),
                               verified_ranges=[s for s in r.get("specs") or [] if s])
                   for r in row.get("requires") or []],
+        stale_in=[StaleIn(environment=x["environment"], package=x.get("package"),
+                          verified=list(x.get("verified") or []), found=x.get("found"),
+                          reason=x.get("reason") or "moved", since=_native(x.get("since")))
+                  for x in row.get("stale_in") or []],
     )  # fmt: skip
 
 

@@ -151,7 +151,8 @@ RETURN key.project AS project, key.lineage AS lineage,
 
 // name: snippets_for_episodes
 // mode: read
-// Recall walks the bridge for all its hits in one trip; rejected snippets never come back.
+// Recall walks the bridge for all its hits in one trip; rejected snippets never come back,
+// and a snippet stale in some environment (graph/staleness.py) comes after the fresh ones.
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})-[r:GENERATED|USED|MODIFIED]->(s:Snippet)
 WHERE s.project = key.project AND s.recallable = true
@@ -159,10 +160,14 @@ RETURN key.project AS project, key.id AS episode_id, type(r) AS relation,
        s {.id, .project, .name, .language, .kind, .template, .description, .signature,
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+          stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
+                     package: x.package, verified: x.verified, found: x.found,
+                     reason: x.reason, since: x.since}]} AS snippet,
        COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
-ORDER BY project, episode_id, coalesce(s.success_rate, -1.0) DESC, s.recorded DESC, s.id
+ORDER BY project, episode_id, EXISTS { (s)-[:STALE_IN]->() },
+         coalesce(s.success_rate, -1.0) DESC, s.recorded DESC, s.id
 
 // name: snippets_by_id
 // mode: read
@@ -172,7 +177,10 @@ WHERE s.recallable = true
 RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin} AS snippet,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+          stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
+                     package: x.package, verified: x.verified, found: x.found,
+                     reason: x.reason, since: x.since}]} AS snippet,
        COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
 
@@ -184,7 +192,10 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
-          .outcome_notes, .last_failure} AS snippet,
+          .outcome_notes, .last_failure,
+          stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
+                     package: x.package, verified: x.verified, found: x.found,
+                     reason: x.reason, since: x.since}]} AS snippet,
        COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires,
        COLLECT { MATCH (v:Snippet {project: $project, lineage: s.lineage})

@@ -86,6 +86,7 @@ from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 from metisgraph.graph.situations import relate_situations
 from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
 from metisgraph.graph.snippets import lineage_heads, snippet_detail, snippet_state
+from metisgraph.graph.staleness import Staleness, refresh_staleness, stale_ids
 from metisgraph.graph.store import (
     GraphStore,
     ServerInfo,
@@ -163,6 +164,7 @@ __all__ = [
     "ServerInfo",
     "SnippetHit",
     "SnippetSearch",
+    "Staleness",
     "StoreStamp",
     "Transaction",
     "Vector",
@@ -197,6 +199,7 @@ __all__ = [
     "record_pass",
     "recount_steps",
     "refresh_patterns",
+    "refresh_staleness",
     "refused_data",
     "relate_situations",
     "repair_vector_index",
@@ -205,6 +208,7 @@ __all__ = [
     "set_family_shapes",
     "snippet_detail",
     "snippet_state",
+    "stale_ids",
     "stamp_store",
     "vector_index_statements",
     "write_batch",

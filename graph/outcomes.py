@@ -13,6 +13,7 @@ from typing import Any
 
 from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings
 from metisgraph.graph.cypher import Query, query
+from metisgraph.graph.staleness import refresh_staleness
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
@@ -117,6 +118,8 @@ async def record_outcome(
     rows = await store.write_many(steps)
     if not rows:
         return None  # forgotten between the two transactions
+    if label == "Snippet" and not duplicate and report.applied_in is not None:
+        await refresh_staleness(store, report.project, snippets=[report.memory_id])
     return {**rows[0], "label": label, "duplicate": duplicate}
 
 

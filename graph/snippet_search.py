@@ -4,7 +4,8 @@ Structure (imports, calls) is a filter: a snippet must have every one asked for;
 verification, when asked (a sandboxed pass in a compatible environment). Within them,
 or over the whole project when no structure is asked, meaning (vector) and words (full
 text) rank the candidates, fused by reciprocal rank. Without a query text, structural
-matches rank by how reuse went (that order is reported either way).
+matches rank by how reuse went (that order is reported either way). A snippet stale in some
+environment (graph/staleness.py) ranks after the fresh ones.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.fusion import Candidate, reciprocal_rank
 from metisgraph.graph.lucene import lucene_query, project_scope
 from metisgraph.graph.snippets import snippets_by_id
+from metisgraph.graph.staleness import stale_ids
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["SnippetHit", "SnippetSearch", "search_snippets"]
@@ -184,6 +186,10 @@ async def _hits(
     }
     weights = {name: 1.0 for name in ranking}
     fused = [f for f in reciprocal_rank(candidates, weights, _RRF_K) if f.contributions]
+    # A snippet stale in some environment (a package moved past what it was verified with,
+    # or it failed where it used to work) ranks after every fresh one, in its own order.
+    stale = await stale_ids(store, q.project, [f.key[1] for f in fused])
+    fused.sort(key=lambda f: f.key[1] in stale)
     top = fused[: q.k]
     found = await snippets_by_id(store, q.project, [f.key[1] for f in top])
     return [

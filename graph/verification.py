@@ -1,6 +1,7 @@
 """What the verification gate writes: a pass's VERIFIED_IN with its evidence, or a failure
-kept as the snippet's last; either is an outcome report about the snippet. The queries live
-in cypher/verification.cypher."""
+kept as the snippet's last; either is an outcome report about the snippet, and either judges
+again where the snippet is stale (graph/staleness.py). The queries live in
+cypher/verification.cypher."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from metisgraph.graph.outcomes import recount_steps
+from metisgraph.graph.staleness import refresh_staleness
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["record_failure", "record_pass"]
@@ -37,6 +39,7 @@ async def record_pass(
             *_recount(project, snippet_id),
         ]
     )  # fmt: skip
+    await refresh_staleness(store, project, snippets=[snippet_id])
     return rows[0] if rows else None
 
 
@@ -53,4 +56,5 @@ async def record_failure(
             *_recount(project, snippet_id),
         ]
     )  # fmt: skip
+    await refresh_staleness(store, project, snippets=[snippet_id])
     return rows[0] if rows else None

@@ -43,6 +43,9 @@ class WriteBatch:
     # (project, bucket) of the errors new in this batch: their families are found after the
     # write (ingest/pipeline/families.py), when the bucket can be read back whole.
     family_buckets: set[tuple[str, str]] = field(default_factory=set)
+    # (project, id) of the snippets written: where they are stale is judged after the write,
+    # with the environments of the batch (graph/staleness.py).
+    snippets: set[tuple[str, str]] = field(default_factory=set)
     # Further queries, in order: named, or with their slots filled (graph/outcomes.py).
     extra: list[tuple[str | Query, Row]] = field(default_factory=list)
 

@@ -8,6 +8,7 @@ dead-letter file when one is given.
 from __future__ import annotations
 
 import asyncio
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,7 @@ from metisgraph.graph import (
     WriteBatch,
     existing_episode_hashes,
     existing_error_keys,
+    refresh_staleness,
     refused_data,
     write_batch,
 )
@@ -185,6 +187,7 @@ class Ingestor:
             (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
         }
         write.extra.extend(snippet_write_steps(snippets, embedded))
+        write.snippets = {(s.project, s.id) for s in snippets}
         write.snippet_episodes = [
             {"project": r.project, "id": r.episode_id} for r in records if r.episode_id
         ]
@@ -204,6 +207,7 @@ class Ingestor:
             return
         if write.family_buckets:
             await assign_families(self.store, write.family_buckets)
+        await self._staleness(write)
         run.stored(done, write)
 
     async def _split(self, batch: Batch, reason: str, run: IngestRun) -> None:
@@ -221,6 +225,21 @@ class Ingestor:
             done = Done(tasks, episodes, changed, half)
             await self._complete(write, done, run.summary)
             await self._write(write, done, run)
+
+    async def _staleness(self, write: WriteBatch) -> None:
+        """Snippets judged again where the batch's environments and snippets are concerned:
+        a newer environment may have moved a package past what a snippet was verified with,
+        and a snippet's use in an episode may have failed or worked there."""
+        envs: dict[str, set[str]] = defaultdict(set)
+        snippets: dict[str, set[str]] = defaultdict(set)
+        for row in write.environments:
+            envs[row["project"]].add(row["key"])
+        for project, snippet_id in write.snippets:
+            snippets[project].add(snippet_id)
+        for project in sorted(envs.keys() | snippets.keys()):
+            await refresh_staleness(
+                self.store, project, envs=sorted(envs[project]), snippets=sorted(snippets[project])
+            )
 
     async def _contexts(
         self, write: WriteBatch, changed: list[PreparedEpisode]
