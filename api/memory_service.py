@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from metisgraph.api.context import UserError
 from metisgraph.api.services import Services
 from metisgraph.api.snippet_service import MAX_NOTE_CHARS
+from metisgraph.ingest.pipeline import forget_episodes
 from metisgraph.ingest.sanitize import redact_id, sanitize
 
 __all__ = ["REVIEW_STATUSES", "Reviewed", "forget", "forget_project", "review"]
@@ -52,8 +53,8 @@ async def review(
     return Reviewed(id=rows[0]["id"], kind=rows[0]["kind"], status=rows[0]["status"])
 
 
-def _forget_target(episode_id: str | None, task_id: str | None) -> tuple[str, str, str]:
-    """The named query, the argument and the id that one forget call names; else a UserError.
+def _forget_target(episode_id: str | None, task_id: str | None) -> tuple[str, str]:
+    """The argument and the id that one forget call names; else a UserError.
 
     An empty id must never widen what is deleted: it is refused, like a missing one.
     """
@@ -69,20 +70,24 @@ def _forget_target(episode_id: str | None, task_id: str | None) -> tuple[str, st
         )
     argument, ident = named[0]
     # Ids are stored as redact_id makes them: the id a caller recorded finds its memory.
-    query = "forget_episode" if argument == "episodeId" else "forget_task"
-    return query, argument, redact_id(ident)
+    return argument, redact_id(ident)
 
 
 async def forget(
     services: Services, project: str, episode_id: str | None, task_id: str | None
 ) -> int:
-    """Forget one episode, or one task with its episodes; how many nodes went."""
-    query, argument, ident = _forget_target(episode_id, task_id)
-    rows = await services.store.run(query, project=project, id=ident)
-    deleted = sum(int(r["deleted"]) for r in rows)
-    if not deleted:
+    """Forget one episode, or one task with its episodes, and what was derived from them
+    (ingest/pipeline/forgetting.py); how many nodes went."""
+    argument, ident = _forget_target(episode_id, task_id)
+    if argument == "episodeId":
+        done = await forget_episodes(services.store, project, [ident])
+    else:
+        rows = await services.store.run("task_episode_ids", project=project, id=ident)
+        ids = list(rows[0]["ids"]) if rows else []
+        done = await forget_episodes(services.store, project, ids, tasks=[ident] if rows else [])
+    if not done.deleted:
         raise UserError(f"{argument}: no {argument[:-2]} {ident!r} in project {project!r}")
-    return deleted
+    return done.deleted
 
 
 async def forget_project(services: Services, project: str, confirm: str) -> int:
