@@ -38,7 +38,7 @@ _NAMING = ("project", "projects", "id")
 
 
 def _names_something(name: str) -> bool:
-    return name in _NAMING or name.endswith("Id")
+    return name in _NAMING or name.endswith(("Id", "Project"))
 
 
 @dataclass
@@ -259,12 +259,17 @@ def _record_snippet(w: Walk) -> None:
     w.ask(q, i={**snippet, "project": w.a, "episodeId": w.ids["episode_key"]})
 
 
-@_case("project", "memoryId")
+@_case("project", "memoryId", "appliedInProject")
 def _record_outcome(w: Walk) -> None:
     q = """mutation($p: String!, $m: String!) {
       recordOutcome(project: $p, memoryId: $m, success: false) { uses } }"""
     w.refused(q, p=w.b, m=w.ids["snippet"])
     w.nothing(q, p=w.a, m=w.ids["snippet"])
+    # A's memory said to be applied in B's episode: refused, and nothing links to B.
+    applied = """mutation($p: String!, $m: String!, $in: String, $ap: String) {
+      recordOutcome(project: $p, memoryId: $m, success: true, appliedIn: $in,
+                    appliedInProject: $ap) { uses } }"""
+    w.refused(applied, p=w.a, m=w.ids["episode_key"], **{"in": w.ids["episode_key"], "ap": w.b})
 
 
 @_case("project", "snippetId")
