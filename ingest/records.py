@@ -189,6 +189,15 @@ class TaskRecord(_Record):
         "sets `outcome` and this is kept beside it",
     )
 
+    @field_validator("goal")
+    @classmethod
+    def _goal_not_blank(cls, value: str) -> str:
+        # Found by the 10,000-record fuzz: a goal of blanks was written, like an episode's
+        # blank summary, which was already refused.
+        if not value.strip():
+            raise ValueError("goal must not be blank")
+        return value
+
 
 class EpisodeRecord(_Record):
     """One unit of experience: situation, decision, action, observation, outcome."""

@@ -160,3 +160,20 @@ def test_the_dead_letter_file_is_narrowed_when_it_exists(tmp_path: Path) -> None
     letters.close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "hunter2" not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({"record_type": "task", "project": "p", "id": "t", "goal": " \t "}, "goal"),
+        ({"project": "p", "id": "e", "summary": "\n \n"}, "summary"),
+    ],
+)
+def test_a_goal_or_summary_of_blanks_is_refused(raw: dict[str, Any], field: str) -> None:
+    """Found by the 10,000-record fuzz: a task whose goal was blanks was written."""
+    item = validate_record(raw, SourceRef("f.jsonl", 7))
+    assert isinstance(item, Refused)
+    assert [e.field for e in item.errors] == [field]
+    assert item.errors[0].message == f"{field} must not be blank"
+    kept = validate_record({**raw, field: " fix the build "}, SourceRef("f.jsonl", 8))
+    assert not isinstance(kept, Refused)
