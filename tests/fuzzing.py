@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metisgraph.ingest.adapters import Parsed, Refused, read_path
+from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, read_path
+from metisgraph.ingest.adapters.corpus import corpus_episode
 from metisgraph.ingest.records import EpisodeRecord, SnippetRecord, TaskRecord
 
 REPO_FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -114,6 +115,10 @@ def load_seeds(shared: Path | None, per_corpus: int = 400) -> Seeds:
     for folder in sorted((REPO_FIXTURES / "trajectories").iterdir()):
         seeds.native += _native_from(folder)
     seeds.native = [r for r in seeds.native if _valid_native(r)]
+    # The repository's corpus fixture holds deliberately bad lines (tags as one string) for
+    # the adapter's own tests: a seed must be one the reader writes.
+    ref = SourceRef("seed.jsonl", 1)
+    seeds.corpus = [r for r in seeds.corpus if isinstance(corpus_episode(r, ref), Parsed)]
     return seeds
 
 
@@ -362,7 +367,10 @@ def mutated_lines(seeds: Seeds, count: int, project: str, seed: int) -> Iterator
             earlier = rng.choice(emitted)
             if earlier.record is not None and "id" in earlier.record:
                 again = dict(earlier.record)
-                if rng.random() < 0.5 and isinstance(again.get("summary"), str):
+                summary = again.get("summary")
+                # Appending to a blank summary would make a refused record valid: the copy
+                # keeps its original's expectation, so only a real summary is changed.
+                if rng.random() < 0.5 and isinstance(summary, str) and summary.strip():
                     again["summary"] += " (recorded again, changed)"
                 line = Line(earlier.fmt, _serialise(again), ["duplicate_id"], earlier.expect, again)
                 emitted.append(line)
