@@ -31,6 +31,7 @@ from metisgraph.graph.recall_patterns import (
 )
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
+from metisgraph.graph.rows import moment_of_micros
 from metisgraph.graph.snippets import snippets_for_episodes
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
@@ -43,6 +44,9 @@ _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder th
 _TEXT_CHARS = 4000
 _VECTOR_CHANNELS = ("vector", "title", "context")
 _STRONG_GRAPH = ("errors", "symbols")
+# recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
+_EPISODE_MOMENTS = ("created_at", "last_used_at", "confirmed_at", "active_at")
+_TASK_MOMENTS = ("started_at", "ended_at")
 
 
 @dataclass
@@ -84,12 +88,23 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
+def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of recall_expand with its instants as datetimes."""
+    episode, task = row["episode"], row.get("task")
+    for key in _EPISODE_MOMENTS:
+        episode[key] = moment_of_micros(episode.get(key))
+    if task:
+        for key in _TASK_MOMENTS:
+            task[key] = moment_of_micros(task.get(key))
+    row["clock"] = moment_of_micros(row.get("clock"))
+    return row
+
+
 def _trim(episode: dict[str, Any]) -> dict[str, Any]:
     for key in ("observation", "reasoning", "action_command", "error_text"):
         text = episode.get(key)
         if isinstance(text, str) and len(text) > _TEXT_CHARS:
             episode[key] = text[:_TEXT_CHARS] + " …"
-    episode["created_at"] = _native(episode.get("created_at"))
     return episode
 
 
@@ -191,7 +206,7 @@ async def _expand(
         snippets_for_episodes(store, keys),
         pattern_rows(store, req, keys, vector),
     )
-    by_key = {(r["project"], r["id"]): r for r in rows if _in_tiers(r, req)}
+    by_key = {(r["project"], r["id"]): r for r in map(_with_moments, rows) if _in_tiers(r, req)}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
     dropped = sorted(f.channel for f in answers.failures)
