@@ -3,6 +3,9 @@
 // stays inside their projects, and values arrive only as parameters. `$since` / `$until`
 // bound the sightings (Episode.created_at; null: unbounded). A lineage runs a fixed number
 // of these queries, whatever the number of sightings.
+// Each returns ONE record holding its rows as a list (`rows`), and every moment as text
+// (toString: ISO 8601, to the nanosecond): the driver pays far more per record, and per
+// DateTime it hydrates, than per plain value (bench/lineage_bench.py; docs/benchmarks.md).
 
 // name: lineage_members_by_key
 // mode: read
@@ -22,14 +25,14 @@ CALL (r) {
   OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
   WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
   WITH e ORDER BY e.created_at, e.id
-  RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
-         head(collect(e {.id, .created_at, .task_id})) AS first,
-         last(collect(e {.id, .created_at, .task_id})) AS last
+  WITH collect(e {.id, .task_id, created_at: toString(e.created_at)}) AS seen,
+       count(DISTINCT e.task_id) AS tasks
+  RETURN size(seen) AS sightings, tasks, head(seen) AS first, last(seen) AS last
 }
-RETURN r.project AS project, r.key AS key, r.kind AS kind, r.category AS category,
-       r.signature AS signature, r.template AS template, r.sample AS sample, sightings, tasks,
-       first, last
-ORDER BY project, key
+WITH r, sightings, tasks, first, last ORDER BY r.project, r.key
+RETURN collect({project: r.project, key: r.key, kind: r.kind, category: r.category,
+                signature: r.signature, template: r.template, sample: r.sample,
+                sightings: sightings, tasks: tasks, first: first, last: last}) AS rows
 
 // name: lineage_sightings
 // mode: read
@@ -46,12 +49,14 @@ ORDER BY e.created_at, e.project, e.id
 LIMIT $limit
 OPTIONAL MATCH (t:Task {project: e.project, id: e.task_id})
 OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
-RETURN e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
-          .action_command} AS episode,
-       t {.id, .goal, .status, .agent} AS task,
-       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
-       COLLECT { MATCH (e)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name } AS tools
-ORDER BY e.created_at, e.project, e.id
+WITH e, t, v ORDER BY e.created_at, e.project, e.id
+RETURN collect({
+  episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
+              .outcome, .kind, .action_command},
+  task: t {.id, .goal, .status, .agent},
+  environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
+  tools: COLLECT { MATCH (e)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name }
+}) AS rows
 
 // name: lineage_attempts
 // mode: read
@@ -71,12 +76,14 @@ WITH DISTINCT a
 ORDER BY a.created_at, a.project, a.id
 LIMIT $limit
 OPTIONAL MATCH (a)-[:IN_ENV]->(v:Environment {project: a.project})
-RETURN a {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
-          .action_command} AS episode,
-       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
-       COLLECT { MATCH (a)-[:HIT]->(x:Error) RETURN x.kind AS kind ORDER BY kind } AS errors,
-       COLLECT { MATCH (a)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name } AS tools
-ORDER BY a.created_at, a.project, a.id
+WITH a, v ORDER BY a.created_at, a.project, a.id
+RETURN collect({
+  episode: a {.id, .project, created_at: toString(a.created_at), .step, .task_id, .summary,
+              .outcome, .kind, .action_command},
+  environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
+  errors: COLLECT { MATCH (a)-[:HIT]->(x:Error) RETURN x.kind AS kind ORDER BY kind },
+  tools: COLLECT { MATCH (a)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name }
+}) AS rows
 
 // name: lineage_fixes
 // mode: read
@@ -99,13 +106,15 @@ ORDER BY e.created_at, e.project, e.id
 LIMIT $limit
 OPTIONAL MATCH (t:Task {project: e.project, id: e.task_id})
 OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
-RETURN e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
-          .action_command} AS episode,
-       t {.id, .goal, .status, .agent} AS task,
-       v {.key, .os, .os_version, .arch, .runtime, .runtime_version} AS environment,
-       [s IN snippets | s {.id, .project, .name, .kind, .language, .description}] AS snippets,
-       vias, errors
-ORDER BY e.created_at, e.project, e.id
+WITH e, t, v, snippets, vias, errors ORDER BY e.created_at, e.project, e.id
+RETURN collect({
+  episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
+              .outcome, .kind, .action_command},
+  task: t {.id, .goal, .status, .agent},
+  environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
+  snippets: [s IN snippets | s {.id, .project, .name, .kind, .language, .description}],
+  vias: vias, errors: errors
+}) AS rows
 
 // name: lineage_regressions
 // mode: read
@@ -134,22 +143,34 @@ WITH e, reduce(latest = head(before), f IN before |
        CASE WHEN f.created_at > latest.created_at THEN f ELSE latest END) AS fix
 ORDER BY e.created_at, e.project, e.id
 WITH collect({e: e, fix: fix}) AS recurrences
-UNWIND recurrences[..$limit] AS row
-WITH size(recurrences) AS total, row.e AS e, row.fix AS fix
-OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
-OPTIONAL MATCH (fix)-[:IN_ENV]->(w:Environment {project: fix.project})
-RETURN total,
-       e {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
-          .action_command} AS episode,
-       fix {.id, .project, .created_at, .step, .task_id, .summary, .outcome, .kind,
-            .action_command} AS fix,
-       v {.key, .os, .os_version, .arch, .runtime, .runtime_version,
-          packages: COLLECT { MATCH (v)-[h:HAS_PACKAGE]->(k:Package)
-                              RETURN [k.name, h.version] AS p ORDER BY p }} AS environment,
-       w {.key, .os, .os_version, .arch, .runtime, .runtime_version,
-          packages: COLLECT { MATCH (w)-[h:HAS_PACKAGE]->(k:Package)
-                              RETURN [k.name, h.version] AS p ORDER BY p }} AS fix_environment
-ORDER BY e.created_at, e.project, e.id
+WITH size(recurrences) AS total, recurrences[..$limit] AS page
+// The environments of the page once each (by project and key), not once per row: most
+// recurrences share a handful of them and their package lists.
+CALL (page) {
+  UNWIND page AS row
+  UNWIND [row.e, row.fix] AS s
+  MATCH (s)-[:IN_ENV]->(v:Environment {project: s.project})
+  WITH DISTINCT v
+  RETURN collect(v {.project, .key, .os, .os_version, .arch, .runtime, .runtime_version,
+                    packages: COLLECT { MATCH (v)-[h:HAS_PACKAGE]->(k:Package)
+                                        RETURN [k.name, h.version] AS p ORDER BY p }})
+         AS environments
+}
+CALL (page) {
+  UNWIND range(0, size(page) - 1) AS i
+  WITH i, page[i].e AS e, page[i].fix AS fix
+  OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
+  OPTIONAL MATCH (fix)-[:IN_ENV]->(w:Environment {project: fix.project})
+  WITH i, e, fix, v, w ORDER BY i
+  RETURN collect({
+    episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
+                .outcome, .kind, .action_command},
+    fix: fix {.id, .project, created_at: toString(fix.created_at), .step, .task_id, .summary,
+              .outcome, .kind, .action_command},
+    environment: v.key, fix_environment: w.key
+  }) AS rows
+}
+RETURN total, rows, environments
 
 // name: lineage_related
 // mode: read
@@ -172,10 +193,12 @@ WITH x, CASE WHEN its.step IS NOT NULL AND first.step IS NOT NULL
              WHEN its.created_at < first.created_at THEN -1
              WHEN its.created_at > first.created_at THEN 1
              ELSE 0 END AS order
-RETURN x.project AS project, x.key AS key, x.kind AS kind, x.signature AS signature,
-       x.template AS template, count(*) AS tasks,
-       sum(CASE order WHEN -1 THEN 1 ELSE 0 END) AS preceded,
-       sum(CASE order WHEN 1 THEN 1 ELSE 0 END) AS followed,
-       sum(CASE order WHEN 0 THEN 1 ELSE 0 END) AS together
-ORDER BY tasks DESC, project, key
+WITH x, count(*) AS tasks,
+     sum(CASE order WHEN -1 THEN 1 ELSE 0 END) AS preceded,
+     sum(CASE order WHEN 1 THEN 1 ELSE 0 END) AS followed,
+     sum(CASE order WHEN 0 THEN 1 ELSE 0 END) AS together
+ORDER BY tasks DESC, x.project, x.key
 LIMIT $limit
+RETURN collect({project: x.project, key: x.key, kind: x.kind, signature: x.signature,
+                template: x.template, tasks: tasks, preceded: preceded, followed: followed,
+                together: together}) AS rows

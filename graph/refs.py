@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -119,6 +120,7 @@ def _unb64(token: str) -> str:
         raise ValueError("not base64url") from exc
 
 
+@functools.lru_cache(maxsize=65536)  # a lineage's answer names the same nodes many times
 def encode_id(ref: NodeRef) -> str:
     return _b64(_SEPARATOR.join((_ID_VERSION, ref.kind, ref.project, ref.key)))
 

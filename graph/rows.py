@@ -20,9 +20,13 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def native_time(value: Any) -> datetime | None:
-    """A Neo4j DateTime (or a Python one) as a Python datetime; None stays None."""
+    """A Neo4j DateTime, its text (Cypher ``toString``) or a Python datetime as a Python
+    datetime; None stays None. Text is the cheap way for a query to return many moments:
+    the driver builds each DateTime in Python, tens of microseconds apiece."""
     if value is None:
         return None
+    if isinstance(value, str):
+        return _parse_time(value)
     if isinstance(value, DateTime):
         native: datetime = value.to_native()
         return native
@@ -43,8 +47,20 @@ def moment_of_micros(value: int | None) -> datetime | None:
     return None if value is None else _EPOCH + timedelta(microseconds=value)
 
 
+def _parse_time(text: str) -> datetime:
+    # ISO 8601 as Neo4j prints it: fractions to the nanosecond (kept to the microsecond, as
+    # a Python datetime can), "Z" or an offset, and a zone name in brackets after it when
+    # the value has one (the offset before it already fixes the moment). Text rather than
+    # epoch numbers where a moment goes back into a cursor: it keeps Neo4j's nanoseconds.
+    return datetime.fromisoformat(text.split("[", 1)[0])
+
+
 def iso_time(value: Any) -> str:
-    """A moment as ISO 8601 text, to the nanosecond Neo4j keeps (for cursors)."""
+    """A moment as ISO 8601 text, to the nanosecond Neo4j keeps (for cursors). Text from
+    Cypher's ``toString`` is that already, and is kept as it is."""
+    if isinstance(value, str):
+        _parse_time(value)  # refuse what is not a moment
+        return value
     if isinstance(value, DateTime | Date):
         text: str = value.iso_format()
         return text

@@ -15,6 +15,7 @@ from metisgraph.graph.lineage import (
     lineage,
 )
 from metisgraph.graph.refs import InvalidCursor
+from metisgraph.graph.rows import iso_time, native_time
 
 pytestmark = pytest.mark.anyio
 
@@ -196,3 +197,24 @@ async def test_members_only_in_the_projects_asked(store: Any, story: Story) -> N
     ]
     assert await error_members(store, [f"{story.shop}-nobody"], [numpy_error_key()]) == []
     assert await error_members(store, story.projects, []) == []
+
+
+async def test_moments_read_as_text_keep_the_instant_and_page_exactly(store: Any) -> None:
+    # Lineage returns its moments as Neo4j's own text (cheaper for the driver than DateTime
+    # values): read back, the instant is the same, and a cursor keeps the text as it is.
+    stored = "2026-03-01T10:00:00.123456789+01:00[Europe/Paris]"
+    rows = await store.run_text(
+        "WITH datetime($at) AS at RETURN toString(at) AS text, at", {"at": stored}, read=True
+    )
+    text, value = rows[0]["text"], rows[0]["at"]
+    assert native_time(text) == native_time(value)
+    assert native_time(text) == datetime(2026, 3, 1, 9, 0, 0, 123456, tzinfo=UTC)
+    assert iso_time(text) == text
+    later = await store.run_text(
+        "RETURN datetime($at) > datetime($cursor) AS after",
+        {"at": stored, "cursor": iso_time(text)},
+        read=True,
+    )
+    assert later == [{"after": False}]  # the cursor is the very instant, not a rounded one
+    with pytest.raises(ValueError):
+        native_time("not a time")

@@ -8,6 +8,7 @@ a family with one of the keys, and the exact keys in every project asked.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,7 +37,9 @@ async def error_members(
     scope = sorted(set(projects))
     if not wanted or not scope:
         return []
-    rows = await store.run("lineage_members_by_key", projects=scope, keys=wanted)
+    rows, family = await asyncio.gather(
+        store.run("lineage_members_by_key", projects=scope, keys=wanted),
+        family_members(store, scope, wanted),
+    )
     exact = {ErrorKey(r["project"], r["key"]) for r in rows}
-    family = await family_members(store, scope, wanted)
     return sorted(exact | {ErrorKey(m.project, m.key) for m in family})

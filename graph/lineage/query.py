@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from metisgraph.graph.lineage.environments import environment_diff
+from metisgraph.graph.lineage.environments import EnvironmentDiff, environment_diff
 from metisgraph.graph.lineage.members import ErrorKey
 from metisgraph.graph.lineage.model import (
     Attempt,
@@ -63,14 +63,17 @@ async def lineage(store: GraphStore, request: LineageRequest) -> Lineage:
     window = {"members": members, "since": request.since, "until": request.until}
     after = _after(request.after)
     keys = sorted({m.key for m in request.members})
-    summary, sightings, attempts, fixes, recurrences, related = await asyncio.gather(
-        store.run("lineage_summary", **window),
-        store.run("lineage_sightings", **window, after=after, limit=request.limit + 1),
-        store.run("lineage_attempts", **window, limit=_SIDE_LIMIT),
-        store.run("lineage_fixes", members=members, limit=_SIDE_LIMIT),
+    summary, sightings, attempts, fixes, regressions, related = await asyncio.gather(
+        _rows(store, "lineage_summary", **window),
+        _rows(store, "lineage_sightings", **window, after=after, limit=request.limit + 1),
+        _rows(store, "lineage_attempts", **window, limit=_SIDE_LIMIT),
+        _rows(store, "lineage_fixes", members=members, limit=_SIDE_LIMIT),
         store.run("lineage_regressions", **window, limit=_SIDE_LIMIT),
-        store.run("lineage_related", **window, keys=keys, limit=_SIDE_LIMIT),
+        _rows(store, "lineage_related", **window, keys=keys, limit=_SIDE_LIMIT),
     )
+    # No fix: the query has no row. Otherwise one: the total, a page and its environments.
+    found: dict[str, Any] = regressions[0] if regressions else {}
+    recurrences: list[dict[str, Any]] = found.get("rows", [])
     page = sightings[: request.limit]
     next_after = None
     if len(sightings) > request.limit:
@@ -80,7 +83,7 @@ async def lineage(store: GraphStore, request: LineageRequest) -> Lineage:
         )
     errors = [_summary(r) for r in summary]
     fix_list = [_fix(r) for r in fixes]
-    recurrence_list = [_recurrence(r) for r in recurrences]
+    recurrence_list = _recurrences(recurrences, found.get("environments", []))
     result = Lineage(
         errors=errors,
         sightings=[_sighting(r) for r in page],
@@ -88,7 +91,7 @@ async def lineage(store: GraphStore, request: LineageRequest) -> Lineage:
         attempts=[_attempt(r) for r in attempts],
         fixes=fix_list,
         recurrences=recurrence_list,
-        recurrence_count=recurrences[0]["total"] if recurrences else 0,
+        recurrence_count=found.get("total", 0),
         related=[_related(r) for r in related],
         projects=_per_project(errors, fix_list, recurrence_list),
     )
@@ -100,6 +103,12 @@ async def lineage(store: GraphStore, request: LineageRequest) -> Lineage:
             f"recurrences: the first {len(recurrence_list)} of {result.recurrence_count}"
         )
     return result
+
+
+async def _rows(store: GraphStore, name: str, **params: Any) -> list[dict[str, Any]]:
+    """The rows of a lineage query, which returns them as one record's list."""
+    found = await store.run(name, **params)
+    return list(found[0]["rows"]) if found else []
 
 
 def _summary(row: dict[str, Any]) -> ErrorSummary:
@@ -163,15 +172,30 @@ def _fix(row: dict[str, Any]) -> Fix:
     )
 
 
-def _recurrence(row: dict[str, Any]) -> Recurrence:
-    step, fix = StepView.of(row["episode"]), StepView.of(row["fix"])
-    return Recurrence(
-        episode=step,
-        fix=fix,
-        environment=EnvironmentView.of(step.project, row.get("environment")),
-        fix_environment=EnvironmentView.of(fix.project, row.get("fix_environment")),
-        diff=environment_diff(row.get("fix_environment"), row.get("environment")),
-    )
+def _recurrences(
+    rows: list[dict[str, Any]], environments: list[dict[str, Any]]
+) -> list[Recurrence]:
+    """The page's recurrences; each row names its two environments, sent once each."""
+    by_key = {(v["project"], v["key"]): v for v in environments}
+    diffs: dict[tuple[Any, ...], EnvironmentDiff] = {}
+    out = []
+    for row in rows:
+        step, fix = StepView.of(row["episode"]), StepView.of(row["fix"])
+        failing = by_key.get((step.project, row.get("environment")))
+        fixed = by_key.get((fix.project, row.get("fix_environment")))
+        pair = (fix.project, row.get("fix_environment"), step.project, row.get("environment"))
+        if pair not in diffs:
+            diffs[pair] = environment_diff(fixed, failing)
+        out.append(
+            Recurrence(
+                episode=step,
+                fix=fix,
+                environment=EnvironmentView.of(step.project, failing),
+                fix_environment=EnvironmentView.of(fix.project, fixed),
+                diff=diffs[pair],
+            )
+        )
+    return out
 
 
 def _related(row: dict[str, Any]) -> RelatedError:
