@@ -115,9 +115,11 @@ CALL (home, id) {
   MATCH (m:Error {project: home, key: id}) WHERE m.family IS NULL RETURN m
 }
 OPTIONAL MATCH (f:ErrorFamily {project: home, id: id})
+// Moments as text: the driver builds each DateTime value in Python, slowly (lineage asks
+// this for every member of a family).
 RETURN m.project AS project, m.key AS key, id AS family, m.kind AS kind,
-       m.signature AS signature, m.template AS template, m.first_seen AS first_seen,
-       m.last_seen AS last_seen, coalesce(f.template, m.template) AS family_template,
-       m.key IN $keys AS matched
-ORDER BY first_seen, project, key
+       m.signature AS signature, m.template AS template,
+       toString(m.first_seen) AS first_seen, toString(m.last_seen) AS last_seen,
+       coalesce(f.template, m.template) AS family_template, m.key IN $keys AS matched
+ORDER BY m.first_seen, project, key
 LIMIT $limit

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
@@ -63,7 +64,16 @@ async def family_members(
     rows = await store.run(
         "error_family_members", projects=list(projects), keys=list(keys), limit=limit
     )
-    return [FamilyMember(**row) for row in rows]
+    return [
+        FamilyMember(
+            **{
+                **row,
+                "first_seen": native_time(row["first_seen"]),
+                "last_seen": native_time(row["last_seen"]),
+            }
+        )
+        for row in rows
+    ]
 
 
 async def bucket_errors(
