@@ -2,14 +2,21 @@
 
 `metisgraph serve` runs in a subprocess against the corpus's Neo4j (the recall corpus of
 the same size and seed: one database per size); one request at a time, the client's wall
-time is the latency. Lineages are asked for a sample of the corpus's errors with at most
-100 sightings (the target: p95 <= 100 ms at 100k episodes), each with the explorer's whole
-selection; `errors` for each order, first pages and the pages after them; analytics once
+time is the latency. A lineage is asked for by an error's key and stands for the error's
+whole family (`graph.lineage.error_members`), so the sample is chosen by the sightings of
+that lineage, not of the one key: the target's lineages (at most 100 sightings, p95 <= 100
+ms at 100k episodes) are timed apart from the larger ones, each with the explorer's whole
+selection. `errors` for each order, first pages and the pages after them; analytics once
 per cap (the default and the whole corpus) — it is a report, not an interactive call.
+
+With ``against`` (another checkout's `metisgraph` executable), that server runs beside this
+one on the next port and every lineage is asked of both, alternating which goes first: a
+before/after in one run, under the same load.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import statistics
 import time
@@ -23,10 +30,12 @@ from bench.corpus import Corpus
 from bench.database import BenchNeo4j
 from bench.recall_bench import metisgraph_server, percentile
 from metisgraph.graph import GraphStore
+from metisgraph.graph.lineage import error_members
 
-__all__ = ["LineageFigures", "bench_lineage", "lineage_sample"]
+__all__ = ["LINEAGE_CAP", "LineageFigures", "LineageSample", "bench_lineage", "lineage_sample"]
 
 _WARMUP = 10
+LINEAGE_CAP = 100  # the target's lineages: at most this many sightings
 LINEAGE = """
 query Lineage($projects: [String!]!, $key: String!) {
   lineage(projects: $projects, error: {key: $key}, limit: 100) {
@@ -66,19 +75,71 @@ query Analytics($projects: [String!]!, $cap: Int!) {
 
 
 @dataclass
+class LineageSample:
+    """Keys whose lineage (the key's whole family) has at most LINEAGE_CAP sightings, and
+    keys whose lineage is larger; each {key, members, sightings}."""
+
+    small: list[dict[str, Any]] = field(default_factory=list)
+    large: list[dict[str, Any]] = field(default_factory=list)
+    keys_read: int = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "keys_read": self.keys_read,
+            "small": _counts(self.small),
+            "large": _counts(self.large),
+        }
+
+
+@dataclass
 class LineageFigures:
     size: int
-    lineage: dict[str, Any] = field(default_factory=dict)
+    lineage: dict[str, Any] = field(default_factory=dict)  # lineages of <= LINEAGE_CAP
+    lineage_large: dict[str, Any] = field(default_factory=dict)  # the larger ones, apart
     errors: dict[str, Any] = field(default_factory=dict)
     analytics: list[dict[str, Any]] = field(default_factory=list)
     sample: dict[str, Any] = field(default_factory=dict)
+    against: dict[str, Any] = field(default_factory=dict)  # the other server, same requests
 
 
-async def lineage_sample(store: GraphStore, project: str, count: int, seed: int) -> list[dict]:
-    """Errors of the corpus with 1 to 100 sightings (a seeded sample), with their counts."""
-    rows = await store.run("bench_lineage_sample", project=project)
-    random.Random(seed).shuffle(rows)
-    return rows[:count]
+def _counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    sightings = [r["sightings"] for r in rows]
+    return {
+        "errors": len(rows),
+        "lineages": len({r["members_key"] for r in rows}),
+        "sightings_median": statistics.median(sightings) if sightings else 0,
+        "sightings_max": max(sightings, default=0),
+        "members_max": max((r["members"] for r in rows), default=0),
+    }
+
+
+async def lineage_sample(
+    store: GraphStore, project: str, count: int, seed: int, large: int = 30, tries: int = 1500
+) -> LineageSample:
+    """A seeded sample of the corpus's sighted errors: ``count`` whose lineage has at most
+    LINEAGE_CAP sightings, and up to ``large`` with more, found as the lineage finds them
+    (among the first ``tries`` keys: each costs a family lookup)."""
+    keys = [r["key"] for r in await store.run("bench_lineage_sample", project=project)]
+    random.Random(seed).shuffle(keys)
+    sample = LineageSample()
+    for key in keys[:tries]:
+        if len(sample.small) >= count and len(sample.large) >= large:
+            break
+        members = await error_members(store, [project], [key])
+        rows = await store.run("bench_lineage_sightings", members=[m.row() for m in members])
+        sample.keys_read += 1
+        entry = {
+            "key": key,
+            "members": len(members),
+            "members_key": min(f"{m.project}/{m.key}" for m in members),
+            "sightings": rows[0]["sightings"],
+        }
+        group, room = (
+            (sample.small, count) if entry["sightings"] <= LINEAGE_CAP else (sample.large, large)
+        )
+        if len(group) < room:
+            group.append(entry)
+    return sample
 
 
 def _post(client: httpx.Client, url: str, query: str, variables: dict[str, Any]) -> Any:
@@ -105,20 +166,37 @@ def _summary(latencies: list[float]) -> dict[str, Any]:
     }
 
 
-def _lineages(client: httpx.Client, url: str, project: str, sample: list[dict]) -> dict[str, Any]:
+def _lineages(
+    client: httpx.Client, urls: list[str], project: str, sample: list[dict]
+) -> list[dict[str, Any]]:
+    """Each lineage of the sample asked of every server (alternating which goes first), after
+    a warm-up; one summary per server, in the order of ``urls``."""
     projects = [project]
     for row in sample[:_WARMUP]:
-        _post(client, url, LINEAGE, {"projects": projects, "key": row["key"]})
-    latencies, sightings = [], []
-    for row in sample[_WARMUP:]:
-        ms, data = _timed(client, url, LINEAGE, {"projects": projects, "key": row["key"]})
-        latencies.append(ms)
-        sightings.append(data["lineage"]["sightingCount"])
-    return {
-        **_summary(latencies),
-        "sightings_median": statistics.median(sightings),
-        "sightings_max": max(sightings),
-    }
+        for url in urls:
+            _post(client, url, LINEAGE, {"projects": projects, "key": row["key"]})
+    latencies: list[list[float]] = [[] for _ in urls]
+    sightings: list[int] = []
+    for turn, row in enumerate(sample[_WARMUP:] if len(sample) > 2 * _WARMUP else sample):
+        order = list(range(len(urls)))
+        if turn % 2:
+            order.reverse()
+        counts = set()
+        for i in order:
+            ms, data = _timed(client, urls[i], LINEAGE, {"projects": projects, "key": row["key"]})
+            latencies[i].append(ms)
+            counts.add(data["lineage"]["sightingCount"])
+        if len(counts) != 1:
+            raise RuntimeError(f"the servers disagree on {row['key']}: {sorted(counts)}")
+        sightings.append(counts.pop())
+    return [
+        {
+            **_summary(times),
+            "sightings_median": statistics.median(sightings),
+            "sightings_max": max(sightings),
+        }
+        for times in latencies
+    ]
 
 
 def _error_pages(client: httpx.Client, url: str, project: str, rounds: int) -> dict[str, Any]:
@@ -163,23 +241,30 @@ def _analytics(client: httpx.Client, url: str, project: str, caps: list[int]) ->
 def bench_lineage(
     neo4j: BenchNeo4j,
     corpus: Corpus,
-    sample: list[dict],
+    sample: LineageSample,
     port: int,
     logs: Path,
     error_rounds: int = 50,
+    against: Path | None = None,
 ) -> LineageFigures:
     logs.mkdir(parents=True, exist_ok=True)
-    figures = LineageFigures(size=corpus.size)
-    counts = [row["sightings"] for row in sample]
-    figures.sample = {
-        "errors": len(sample),
-        "sightings_median": statistics.median(counts) if counts else 0,
-        "sightings_max": max(counts, default=0),
-    }
+    figures = LineageFigures(size=corpus.size, sample=sample.describe())
     caps = sorted({20_000, corpus.size})
     log = logs / "metisgraph-lineage.log"
-    with metisgraph_server(neo4j, port, log) as url, httpx.Client(timeout=600) as client:
-        figures.lineage = _lineages(client, url, corpus.project, sample)
-        figures.errors = _error_pages(client, url, corpus.project, error_rounds)
-        figures.analytics = _analytics(client, url, corpus.project, caps)
+    with contextlib.ExitStack() as servers, httpx.Client(timeout=600) as client:
+        urls = [servers.enter_context(metisgraph_server(neo4j, port, log))]
+        if against is not None:
+            other = logs / "metisgraph-lineage-against.log"
+            urls.append(servers.enter_context(metisgraph_server(neo4j, port + 1, other, against)))
+        for name, rows in (("lineage", sample.small), ("lineage_large", sample.large)):
+            if not rows:
+                continue
+            found = _lineages(client, urls, corpus.project, rows)
+            setattr(figures, name, found[0])
+            if against is not None:
+                figures.against[name] = found[1]
+        if against is not None:
+            figures.against["executable"] = str(against)
+        figures.errors = _error_pages(client, urls[0], corpus.project, error_rounds)
+        figures.analytics = _analytics(client, urls[0], corpus.project, caps)
     return figures

@@ -127,7 +127,11 @@ def _server(cmd: list[str], env: dict[str, str], ready_url: str, log: Path) -> I
 
 
 @contextlib.contextmanager
-def metisgraph_server(neo4j: BenchNeo4j, port: int, log: Path) -> Iterator[str]:
+def metisgraph_server(
+    neo4j: BenchNeo4j, port: int, log: Path, executable: Path | None = None
+) -> Iterator[str]:
+    """`metisgraph serve` on the corpus's Neo4j: this checkout's, or ``executable`` (another
+    checkout's `metisgraph`, for a side-by-side run)."""
     env = {
         **os.environ,
         "NEO4J_URI": neo4j.uri,
@@ -136,7 +140,7 @@ def metisgraph_server(neo4j: BenchNeo4j, port: int, log: Path) -> Iterator[str]:
         "METISGRAPH_HOST": "127.0.0.1",
         "METISGRAPH_PORT": str(port),
     }
-    cmd = [str(Path(sys.executable).parent / "metisgraph"), "serve"]
+    cmd = [str(executable or Path(sys.executable).parent / "metisgraph"), "serve"]
     base = f"http://127.0.0.1:{port}"
     with _server(cmd, env, f"{base}/readyz", log):
         yield f"{base}/graphql"

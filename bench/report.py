@@ -84,6 +84,13 @@ def print_table(results: dict[str, Any]) -> None:
     if results.get("lineage"):
         print()
         _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _lineage_rows(results))
+    if results.get("explore"):
+        print()
+        _table(["episodes", "page", "p50 ms", "p95 ms", "n", "note"], _explore_rows(results))
+    if results.get("maintain"):
+        print()
+        _table(["episodes", "run", "seconds", "episodes read", "compared", "duplicates",
+                "patterns", "note"], _maintain_rows(results))  # fmt: skip
     if results.get("plan"):
         print()
         _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _plan_rows(results))
@@ -93,10 +100,15 @@ def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
     rows = []
     for r in results["lineage"]:
         size = f"{r['size']:,}"
-        lin = r["lineage"]
-        note = f"sightings median {lin['sightings_median']}, max {lin['sightings_max']}"
-        rows.append([size, "lineage", f"{lin['p50_ms']:.1f}", f"{lin['p95_ms']:.1f}",
-                     str(lin["n"]), note])  # fmt: skip
+        against = r.get("against") or {}
+        for name, call in (("lineage", "lineage <= 100 sightings"),
+                           ("lineage_large", "lineage > 100 sightings")):  # fmt: skip
+            for who, lin in (("", r.get(name)), ("against: ", against.get(name))):
+                if not lin:
+                    continue
+                note = f"sightings median {lin['sightings_median']}, max {lin['sightings_max']}"
+                rows.append([size, f"{who}{call}", f"{lin['p50_ms']:.1f}",
+                             f"{lin['p95_ms']:.1f}", str(lin["n"]), note])  # fmt: skip
         for order, e in r["errors"].items():
             for page in ("first_page", "next_page"):
                 if page in e:
@@ -107,6 +119,37 @@ def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
         for a in r["analytics"]:
             rows.append([size, f"analytics cap {a['cap']:,}", f"{a['seconds'] * 1000:.0f}", "",
                          "1", f"{a['episodes']:,} episodes measured"])  # fmt: skip
+    return rows
+
+
+def _explore_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in results["explore"]:
+        if r.get("skipped"):
+            rows.append([f"{r['size']:,}", "/explore lineage", "", "", "0", r["skipped"]])
+            continue
+        d, marks = r["drawn"], r["sightings"]
+        rows.append([f"{r['size']:,}", "/explore lineage drawn", f"{d['p50_ms']:.0f}",
+                     f"{d['p95_ms']:.0f}", str(d["n"]),
+                     f"sightings drawn median {marks['median']}, max {marks['max']} "
+                     "(target: 100 within 2 s)"])  # fmt: skip
+        full = r.get("full_page")
+        if full:
+            rows.append([f"{r['size']:,}", "  pages of 100 sightings", f"{full['p50_ms']:.0f}",
+                         "", str(full["n"]), f"max {full['max_ms']:.0f} ms"])  # fmt: skip
+    return rows
+
+
+def _maintain_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in results["maintain"]:
+        for name, run in zip(("first", "second (incremental)"), r["runs"], strict=False):
+            note = f"dirty {run['dirty']}, dissolved {run['dissolved']}, retired {run['retired']}"
+            if name != "first":
+                note += f"; graph digest unchanged: {r['same_digest']}"
+            rows.append([f"{r['size']:,}", name, f"{run['wall_s']:.1f}", str(run["episodes"]),
+                         str(run["compared"]), str(run["duplicates"]), str(run["patterns"]),
+                         note])  # fmt: skip
     return rows
 
 

@@ -1,10 +1,12 @@
-"""`make bench`: ingest, graph-write, recall, lineage and planContext benchmarks, with a
-ChromaDB baseline for recall.
+"""`make bench`: ingest, graph-write, recall, lineage, maintain and planContext benchmarks,
+with a ChromaDB baseline for recall.
 
     python bench/run.py                      # sizes 10000,100000 (the first run embeds ~4 h)
     python bench/run.py --quick              # a 2,000-episode corpus, a few minutes
     python bench/run.py --sizes 10000 --only recall
     python bench/run.py --sizes 10000 --only plan    # planContext, and the SDK's overhead
+    python bench/run.py --sizes 10000 --only maintain  # consolidation, on a copy of the DB
+    python bench/run.py --sizes 10000 --only explore   # /explore in chromium: lineage drawn
 
 Each part starts the benchmark's own embedded Neo4j (its own data directory under
 bench/.cache and its own port) and stops it when done. Results go to bench/results/ as
@@ -31,9 +33,11 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import graph_store, running_neo4j  # noqa: E402
 from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: E402
+from bench.explore_bench import bench_explore, browser_missing  # noqa: E402
 from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
-from bench.lineage_bench import bench_lineage, lineage_sample  # noqa: E402
+from bench.lineage_bench import LineageSample, bench_lineage, lineage_sample  # noqa: E402
+from bench.maintain_bench import bench_maintain  # noqa: E402
 from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
     bench_recall,
@@ -54,7 +58,7 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes: a few minutes")
     parser.add_argument(
         "--only",
-        default="extract,ingest,writes,recall,lineage,plan",
+        default="extract,ingest,writes,recall,lineage,explore,maintain,plan",
         help="parts to run (comma separated)",
     )
     parser.add_argument("--seed", type=int, default=7)
@@ -68,6 +72,12 @@ def _options() -> argparse.Namespace:
         default="model",
         help="recall corpus vectors: the real model (cached) or given random ones "
         "(latency only: R@5 is then meaningless)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="lineage: another checkout's `metisgraph` executable, served beside this one on "
+        "the next API port and asked the same lineages alternately (a before/after in one run)",
     )
     parser.add_argument("--neo4j-port", type=int, default=7690)
     parser.add_argument("--api-port", type=int, default=8790)
@@ -151,15 +161,51 @@ def _lineage_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
     with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
 
-        async def prepare() -> tuple[Corpus, dict[str, Any], list[dict[str, Any]]]:
+        async def prepare() -> tuple[Corpus, dict[str, Any], LineageSample]:
             corpus, load, _ = await _corpus(options, size, neo4j)
             async with graph_store(neo4j, 384) as store:
                 sample = await lineage_sample(store, corpus.project, 110, options.seed)
             return corpus, load, sample
 
         corpus, load, sample = asyncio.run(prepare())
-        print(f"lineage corpus {size}: {load}", flush=True)
-        figures = bench_lineage(neo4j, corpus, sample, options.api_port, RESULTS / "logs")
+        print(f"lineage corpus {size}: {load}; sample {sample.describe()}", flush=True)
+        figures = bench_lineage(
+            neo4j, corpus, sample, options.api_port, RESULTS / "logs", against=options.against
+        )
+    return {**asdict(figures), "load": load}
+
+
+def _explore_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
+    """The explorer page drawing the sample's 20 largest lineages (a page holds 100
+    sightings: a larger lineage draws its first 100)."""
+    missing = browser_missing()
+    if missing:
+        print(f"explore {size}: skipped, {missing}", flush=True)
+        return {"size": size, "skipped": missing}
+    home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+
+        async def prepare() -> tuple[Corpus, LineageSample]:
+            corpus, _, _ = await _corpus(options, size, neo4j)
+            async with graph_store(neo4j, 384) as store:
+                sample = await lineage_sample(store, corpus.project, 110, options.seed)
+            return corpus, sample
+
+        corpus, sample = asyncio.run(prepare())
+        largest: dict[str, dict[str, Any]] = {}
+        for row in sorted(sample.small + sample.large, key=lambda r: -r["sightings"]):
+            largest.setdefault(row["members_key"], row)
+        chosen = list(largest.values())[:20]
+        figures = bench_explore(neo4j, corpus, chosen, options.api_port, RESULTS / "logs")
+    return asdict(figures)
+
+
+def _maintain_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
+    home = CACHE / f"neo4j-{options.neo4j_port}-n{size}"
+    with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
+        corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
+    print(f"maintain corpus {size}: {load}", flush=True)
+    figures = bench_maintain(home, options.neo4j_port, options.heap, options.pagecache, corpus)
     return {**asdict(figures), "load": load}
 
 
@@ -207,6 +253,14 @@ def main() -> None:
     if "lineage" in parts:
         results["lineage"] = [
             _lineage_part(options, int(size)) for size in options.sizes.split(",") if size
+        ]
+    if "explore" in parts:
+        results["explore"] = [
+            _explore_part(options, int(size)) for size in options.sizes.split(",") if size
+        ]
+    if "maintain" in parts:
+        results["maintain"] = [
+            _maintain_part(options, int(size)) for size in options.sizes.split(",") if size
         ]
     if "plan" in parts:
         results["plan"] = [

@@ -1,0 +1,76 @@
+"""`maintain` (consolidation) on the benchmark corpus, on a copy of its database.
+
+maintain writes (DUPLICATE_OF, patterns, retired snippets, the `consolidated` marks), so it
+runs on a copy of the corpus's Neo4j store, made while that Neo4j is stopped and deleted
+afterwards: the corpus the other parts measure stays as it was loaded. It runs the same
+work as `metisgraph maintain --project P` (``consolidate`` with the configured settings,
+then the situations of the episodes it saw as new), in process, twice: the first run over
+the whole corpus, the second incremental (nothing changed in between, so it should read
+almost nothing and write nothing). Target: <= 60 s at 100k episodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import Corpus
+from bench.database import BenchNeo4j, graph_store, running_neo4j
+from metisgraph.api.settings import load_settings
+from metisgraph.graph import consolidate, digest_project, relate_situations
+from metisgraph.graph.embedded import EmbeddedNeo4j
+from metisgraph.graph.settings import EmbeddedNeo4jSettings
+
+__all__ = ["MaintainFigures", "bench_maintain", "copy_store"]
+
+
+@dataclass
+class MaintainFigures:
+    size: int
+    runs: list[dict[str, Any]] = field(default_factory=list)  # first, then the second
+    same_digest: bool | None = None  # the second run left the graph as the first did
+    copy_s: float = 0.0
+
+
+def copy_store(home: Path, port: int) -> Path:
+    """A copy of a stopped benchmark Neo4j's home (its data and password), beside it."""
+    running = EmbeddedNeo4j(EmbeddedNeo4jSettings(home=home, port=port)).status().running
+    if running:
+        raise RuntimeError(f"{home} is in use by a running Neo4j: stop it before copying")
+    copy = home.with_name(home.name + "-maintain")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(home, copy, ignore=shutil.ignore_patterns("logs", "*.pid"))
+    return copy
+
+
+async def _runs(neo4j: BenchNeo4j, project: str) -> tuple[list[dict[str, Any]], bool]:
+    settings = load_settings().maintain.consolidation()
+    runs, digests = [], []
+    async with graph_store(neo4j, 384) as store:
+        for _ in range(2):
+            started = time.perf_counter()
+            report = await consolidate(store, project, settings, reconcile=relate_situations)
+            seconds = time.perf_counter() - started
+            runs.append({**report.as_dict(), "wall_s": round(seconds, 2)})  # seconds: stages
+            digests.append(await digest_project(store, project))
+    return runs, digests[0] == digests[1]
+
+
+def bench_maintain(
+    home: Path, port: int, heap: str, pagecache: str, corpus: Corpus
+) -> MaintainFigures:
+    """Two maintain runs on a copy of the corpus's stopped store at ``home``."""
+    figures = MaintainFigures(size=corpus.size)
+    started = time.perf_counter()
+    copy = copy_store(home, port)
+    figures.copy_s = round(time.perf_counter() - started, 1)
+    try:
+        with running_neo4j(copy, port, heap, pagecache) as neo4j:
+            figures.runs, figures.same_digest = asyncio.run(_runs(neo4j, corpus.project))
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    return figures
