@@ -285,18 +285,14 @@ def test_the_errors_list_follows_the_api_in_each_order_and_page(browser: Any, si
     assert "order=RECENT" in browser.current_url and "after=" not in browser.current_url
 
 
-def test_a_lineage_of_100_sightings_renders_within_2_s(browser: Any, site: Site) -> None:
-    hash_ = f"#/error/{site.locked_id}"
-    _open(browser, site, hash_, SHOP_TOKEN)  # warm: the browser's first start is not the page
-    browser.get("about:blank")
-    browser.get(f"{site.url}/explore{hash_}")
-    _wait(browser, lambda: _state(browser, "view") == "error")
-    elapsed_ms = int(_state(browser, "renderedMs"))  # from navigation start to drawn
+def test_a_lineage_of_100_sightings_is_drawn_whole(browser: Any, site: Site) -> None:
+    # How long it takes is measured by the benchmark (bench/explore_bench.py), not here.
+    _open(browser, site, f"#/error/{site.locked_id}", SHOP_TOKEN)
+    assert _state(browser, "view") == "error"
     assert len(_texts(browser, "#timeline .sighting")) == 100
     assert len(_texts(browser, "#sightings tbody tr")) == 100
     assert browser.find_elements("css selector", "#more-sightings") == []
     assert "100 sightings" in _texts(browser, "#lineage-summary")[0]
-    assert elapsed_ms < 2000, f"lineage of 100 sightings drawn in {elapsed_ms} ms"
 
 
 def test_a_lineage_across_projects_shows_fixes_and_the_regression(browser: Any, site: Site) -> None:
