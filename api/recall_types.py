@@ -6,11 +6,13 @@ recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallR
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any
 
 import strawberry
+from strawberry.types.nodes import SelectedField, Selection
 
 from metisgraph.api.common_types import (
     CallerEnvironment,
@@ -475,6 +477,7 @@ def _question(
     filter: RecallFilter | None,
     k: int,
     preset: str,
+    conflicts: bool = True,
 ) -> Question:
     """The resolver's arguments as the question ingest prepares."""
     context = context or RecallContext()
@@ -489,7 +492,19 @@ def _question(
         tools=tuple(context.tools or ()),
         filters=recall_filters(filter),
         preset=preset,
+        conflicts=conflicts,
     )
+
+
+def _selects(selections: Sequence[Selection], name: str) -> bool:
+    """Whether a selection set asks for a field, itself or through a fragment."""
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            if selection.name == name:
+                return True
+        elif _selects(selection.selections, name):
+            return True
+    return False
 
 
 def _result(outcome: RecallOutcome) -> RecallResult:
@@ -523,6 +538,8 @@ class RecallQuery:
         ] = "balanced",
     ) -> RecallResult:
         services = info.context.ready_services()
-        question = _question(project, query, context, filter, k, preset)
+        # Conflicts are looked for only when asked for: they need every hit's vector.
+        conflicts = _selects(info.selected_fields[0].selections, "conflicts")
+        question = _question(project, query, context, filter, k, preset, conflicts)
         info.context.require(info, question.all_projects)
         return _result(await answer(services, question))

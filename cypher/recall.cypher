@@ -325,6 +325,7 @@ RETURN EXISTS {
 // Everything recall returns about its hits, in one round trip: the episode, its task and
 // how it ended, its errors, environment, neighbouring steps, contradictions, the newer
 // fixes that superseded it, and its project's clock (for decay).
+// {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
 // driver builds each DateTime in pure Python (~0.1 ms apiece, ~60 per recall).
 UNWIND $keys AS key
@@ -381,7 +382,7 @@ RETURN key.project AS project, key.id AS id,
        e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
           .action_command, .observation, .error_text, .outcome, .tags, .source, .confidence,
           .review_status, .uses, .successes, .failures, .resolution,
-          .resolved_by, .embedding, .duplicate_of, .prior_confidence, .prior_strength,
+          .resolved_by, {{vectors}} .duplicate_of, .prior_confidence, .prior_strength,
           .evidence_for, .evidence_against, .contexts,
           created_at: e.created_at.epochSeconds * 1000000 + e.created_at.microsecond,
           last_used_at: e.last_used_at.epochSeconds * 1000000 + e.last_used_at.microsecond,

@@ -21,6 +21,7 @@ from metisgraph.graph.channels import (
     lexical_channels,
 )
 from metisgraph.graph.conflicts import Conflict, find_conflicts
+from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_patterns import (
@@ -201,8 +202,9 @@ async def _expand(
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
     merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
+    expand = query("recall_expand").filled(vectors=".embedding," if req.conflicts else "")
     rows, snippets, patterns = await asyncio.gather(
-        store.run("recall_expand", keys=keys),
+        store.run_query(expand, {"keys": keys}),
         snippets_for_episodes(store, keys),
         pattern_rows(store, req, keys, vector),
     )
@@ -325,6 +327,7 @@ async def recall(
     if reason is None:
         for hit in hits:
             hit.episode["error_keys"] = [e["key"] for e in hit.errors]
+    if reason is None and req.conflicts:
         conflicts = find_conflicts([h.episode for h in hits], req.settings.conflict_similarity)
     # From the first channel asked (the embedding is embed_ms, apart).
     timings["total_ms"] = timings["channels_ms"] + (time.perf_counter() - started) * 1000

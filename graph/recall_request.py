@@ -144,3 +144,6 @@ class RecallRequest:
     settings: RecallSettings = field(default_factory=RecallSettings)
     lexical: str | None = None  # the text for the full-text channels, when not `text`
     judge: SnippetJudge | None = None  # the caller's verdict on each snippet across the bridge
+    # Look for conflicts among the hits; False (the caller does not show them) also leaves
+    # out the episodes' vectors they are found with, the expansion's largest values.
+    conflicts: bool = True

@@ -223,6 +223,25 @@ def test_conflicting_memories_come_side_by_side(gql: Any, project: str) -> None:
     assert {"c-yes", "c-no"} in pairs
     conflict = result["conflicts"][pairs.index({"c-yes", "c-no"})]
     assert "opposite outcomes" in conflict["reason"] and conflict["similarity"] > 0.7
+    # Conflicts are looked for only when the document selects them, through a fragment too;
+    # the hits do not depend on it.
+    variables = {"p": project, "q": "connection resets under load after a JDBC upgrade"}
+    fragment = gql(
+        "query($p: String!, $q: String!) { recall(project: $p, query: $q) { ...R } }"
+        " fragment R on RecallResult { hits { episode { id } } ... on RecallResult {"
+        " conflicts { a { id } b { id } } } }",
+        variables,
+    )
+    assert "errors" not in fragment, fragment
+    found = fragment["data"]["recall"]
+    assert {"c-yes", "c-no"} in [{c["a"]["id"], c["b"]["id"]} for c in found["conflicts"]]
+    bare = gql(
+        "query($p: String!, $q: String!) {"
+        " recall(project: $p, query: $q) { hits { episode { id } } } }",
+        variables,
+    )
+    assert "errors" not in bare, bare
+    assert bare["data"]["recall"]["hits"] == found["hits"]
 
 
 def test_abstains_when_nothing_is_relevant(gql: Any, outcomes_project: str) -> None:

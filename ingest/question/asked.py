@@ -44,6 +44,7 @@ class Question:
     exclude: frozenset[str] = frozenset()
     # Settings that are no preset (an evaluation trying weights); they beat ``preset``.
     settings: RecallSettings | None = None
+    conflicts: bool = True  # look for conflicts among the hits (False: the caller skips them)
 
     @property
     def all_projects(self) -> tuple[str, ...]:

@@ -89,6 +89,7 @@ def prepare_question(q: Question) -> PreparedQuestion:
         settings=q.settings or PRESETS[q.preset],
         lexical=without_library_frames(full),
         judge=_Judge(q.environment),
+        conflicts=q.conflicts,
     )
     return PreparedQuestion(request, tuple(texts), title_at, error_at)
 
