@@ -7,6 +7,7 @@ the planning prompt, within the caller's token budget.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import anyio
@@ -96,12 +97,20 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
         recalled = RecallOutcome([], [], abstained=False, reason=_OFF, timings={}, candidates=0)
         memories: list[Memory] = []
     else:
-        recalled = await answer(services, _question(req))
-        searched = await search(
-            services, project=req.project, query=req.goal, language=None, kind=None,
-            imports=[], calls=[], k=_SNIPPETS, environment=req.environment,
-            require_verified=req.require_verified,
-        )  # fmt: skip
+        # Recall and the snippet search are independent: asked together, each one's
+        # round trips to Neo4j and its embedding overlap the other's.
+        recalling = asyncio.ensure_future(answer(services, _question(req)))
+        try:
+            searched = await search(
+                services, project=req.project, query=req.goal, language=None, kind=None,
+                imports=[], calls=[], k=_SNIPPETS, environment=req.environment,
+                require_verified=req.require_verified,
+            )  # fmt: skip
+        except BaseException:
+            recalling.cancel()
+            await asyncio.gather(recalling, return_exceptions=True)
+            raise
+        recalled = await recalling
         memories = memories_from(recalled, searched, verified_only=req.require_verified)
     task = PlanTask(
         goal=req.goal, description=req.description, state=req.state, error=req.error,

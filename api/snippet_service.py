@@ -98,7 +98,10 @@ async def search(
     text = sanitize(query).text.strip() if query and query.strip() else None
     if text is None and not (wanted_imports or wanted_calls):
         raise UserError("give a query, imports or calls to search snippets by")
-    vector = Vector((await services.embedder.aencode([text]))[0].tolist()) if text else None
+    vector = None
+    if text:  # a caller waits: the questions' lane (remembered per project), not ingest's
+        found = await services.embedder.aencode_queries([text], tenant=project)
+        vector = Vector(found[0].tolist())
     q = SnippetSearch(
         project=project,
         text=text,
