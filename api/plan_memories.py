@@ -1,5 +1,6 @@
-"""Recalled experience as planning memories: what to follow, what to avoid, code to reuse,
-warnings about the caller's environment, and memories that disagree — ranked, best first."""
+"""Recalled experience as planning memories: what to follow, what to avoid, lessons seen
+across tasks, code to reuse, warnings about the caller's environment, and memories that
+disagree — ranked, best first."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from metisgraph.api.plan_prompt import Memory
-from metisgraph.graph import Hit, RecallOutcome, SnippetHit
+from metisgraph.graph import Hit, PatternHit, RecallOutcome, SnippetHit
 from metisgraph.ingest.code import Verdict
 
 __all__ = ["memories_from"]
@@ -82,6 +83,26 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
     return Memory(
         kind=kind, id=e["id"], heading=heading, lines=tuple(lines),
         why=_why_hit(hit, rank, total), score=hit.score, source=hit,
+    )  # fmt: skip
+
+
+def _pattern_memory(found: PatternHit) -> Memory:
+    """A lesson maintain drew from several tasks, placed where recall ranked it: just above
+    its best member."""
+    p = found.pattern
+    rate = p.get("success_rate")
+    record = f"success rate {rate:.0%}; " if rate is not None else ""
+    heading = (f"{p.get('title') or 'lesson'} (pattern of {p.get('support') or 0} tasks, "
+               f"{p.get('episodes') or 0} episodes; {record}id {p['id']})")  # fmt: skip
+    lines = [f"lesson: {summary}"] if (summary := _text(p.get("summary"))) else []
+    tools = p.get("tools") or []
+    lines += [f"tools: {', '.join(tools[:5])}"] if tools else []
+    lines.append("members: " + ", ".join(found.members[:5]))
+    why = (f"recall #{found.rank} (score {found.score:.2f}): a pattern ranks just above its "
+           f"best member, episode {found.best_member}")  # fmt: skip
+    return Memory(
+        kind="pattern", id=p["id"], heading=heading, lines=tuple(lines), why=why,
+        score=found.score, related=tuple(found.members), source=found,
     )  # fmt: skip
 
 
@@ -162,13 +183,28 @@ def _conflicts(outcome: RecallOutcome, placed: dict[str, int], done: set[int]) -
     return found
 
 
+def _pattern_with_code(
+    found: PatternHit, placed: dict[str, int], allowed: set[str] | None, shown: set[str]
+) -> list[Memory]:
+    """The pattern, then the snippet it recommends (unless placed, shown or not allowed)."""
+    out = [_pattern_memory(found)]
+    row = found.snippet
+    if not row or row["id"] in placed or (allowed is not None and row["id"] not in allowed):
+        return out
+    if (row.get("template") or "").strip() not in shown:
+        why = f"recommended by pattern {found.pattern['id']} (its members' best snippet)"
+        out.append(_snippet_memory(row, "unknown", (), why, found.score))
+    return out
+
+
 def memories_from(
     outcome: RecallOutcome,
     searched: Iterable[tuple[SnippetHit, Verdict]],
     *,
     verified_only: bool,
 ) -> list[Memory]:
-    """Memories in the order the prompt shows them: each recalled episode, then the code across
+    """Memories in the order the prompt shows them: each recalled episode (after the patterns
+    recall ranked just above it, each with the snippet it recommends), then the code across
     its bridge, then the conflicts among those placed; then the snippets the search found on
     its own. With ``verified_only``, code only from the (verified) search."""
     searched = list(searched)
@@ -177,8 +213,16 @@ def memories_from(
     placed: dict[str, int] = {}  # memory id -> its label number
     settled: set[int] = set()
     hits = [] if outcome.abstained else outcome.hits
+    above: dict[str, list[PatternHit]] = {}  # best member's id -> the patterns above it
+    for lesson in [] if outcome.abstained else outcome.patterns:
+        above.setdefault(lesson.best_member, []).append(lesson)
     shown = {(h.episode.get("action_command") or "").strip() for h in hits} - {""}
     for rank, hit in enumerate(hits, start=1):
+        for lesson in above.pop(hit.episode["id"], []):
+            for memory in _pattern_with_code(lesson, placed, allowed, shown):
+                if memory.id not in placed:
+                    memories.append(memory)
+                    placed[memory.id] = len(memories)
         memories.append(_episode_memory(hit, rank, len(hits)))
         placed[hit.episode["id"]] = len(memories)
         for memory in _bridge(hit, placed, allowed, shown):
@@ -186,6 +230,9 @@ def memories_from(
                 memories.append(memory)
                 placed[memory.id] = len(memories)
         memories += _conflicts(outcome, placed, settled)
+    for lesson in (p for patterns in above.values() for p in patterns):  # patterns asked alone
+        memories.append(_pattern_memory(lesson))
+        placed[lesson.pattern["id"]] = len(memories)
     for found, verdict in searched:
         if found.snippet["id"] in placed or (found.snippet.get("template") or "").strip() in shown:
             continue

@@ -47,8 +47,8 @@ class PlanTask:
 class Memory:
     """One memory as the prompt shows it (without its label) and why it was chosen."""
 
-    kind: str  # success | failure | experience | snippet | warning | conflict
-    id: str  # the episode or snippet it rests on (a conflict: the first of the pair)
+    kind: str  # success | failure | experience | pattern | snippet | warning | conflict
+    id: str  # the episode, pattern or snippet it rests on (a conflict: the first of the pair)
     heading: str
     lines: tuple[str, ...]
     why: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import strawberry
@@ -18,7 +19,7 @@ from metisgraph.api.recall_types import (
     recall_filters,
 )
 from metisgraph.api.snippet_types import Snippet, snippet_view
-from metisgraph.graph import Hit
+from metisgraph.graph import MEMORY_TYPES, Hit, RecallFilters
 
 __all__ = ["PlanQuery"]
 
@@ -40,11 +41,11 @@ class PlanTaskInput:
 class PlanMemory:
     label: str = strawberry.field(description="M1, M2, … as the prompt cites it")
     id: str = strawberry.field(
-        description="The episode or snippet it rests on (recordOutcome takes it); for a "
-        "conflict, the first of the pair"
+        description="The episode, pattern or snippet it rests on (recordOutcome takes it); "
+        "for a conflict, the first of the pair"
     )
     kind: str = strawberry.field(
-        description="success | failure | experience | snippet | warning | conflict"
+        description="success | failure | experience | pattern | snippet | warning | conflict"
     )
     text: str = strawberry.field(description="The memory exactly as the prompt shows it")
     why: str
@@ -81,6 +82,13 @@ def _memory(n: int, memory: Memory, tokens: int) -> PlanMemory:
     )  # fmt: skip
 
 
+def _filters(given: RecallFilter | None) -> RecallFilters:
+    filters = recall_filters(given)
+    if given is None or not given.memory_types:
+        return replace(filters, memory_types=MEMORY_TYPES)
+    return filters
+
+
 @strawberry.type
 class PlanQuery:
     @strawberry.field(  # type: ignore[untyped-decorator]
@@ -107,14 +115,20 @@ class PlanQuery:
             bool,
             strawberry.argument(description="Only code a sandboxed run verified (verifySnippet)"),
         ] = False,
-        filter: RecallFilter | None = None,
+        filter: Annotated[
+            RecallFilter | None,
+            strawberry.argument(
+                description="As recall's, but memoryTypes defaults to EPISODE and PATTERN: "
+                "a lesson maintain drew from several tasks is worth planning with"
+            ),
+        ] = None,
     ) -> PlanContext:
         services = info.context.ready_services()
         req = PlanRequest(
             project=project, goal=task.goal, description=task.description, state=task.state,
             error=task.error, environment=environment_record(task.environment),
             tools=tuple(task.tools or ()), projects=tuple(task.projects or ()), k=k,
-            budget=budget, require_verified=require_verified, filters=recall_filters(filter),
+            budget=budget, require_verified=require_verified, filters=_filters(filter),
         )  # fmt: skip
         info.context.require(info, req.all_projects)
         planned = await plan_context(services, req)

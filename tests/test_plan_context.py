@@ -3,6 +3,7 @@ a token budget — on the real app, the real Neo4j and the real model; the fitti
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,59 @@ def test_fit_keeps_the_budget_with_a_count_whose_pieces_do_not_add_up() -> None:
     fitted = fit(task, memories, budget, len)
     assert fitted.tokens == len(fitted.prompt) <= budget
     assert fitted.memories == memories[:9] and len(fitted.memory_tokens) == 9
+
+
+# --- patterns: lessons maintain drew from several tasks ------------------------------------
+
+CONSOLIDATION = Path(__file__).parent / "fixtures" / "consolidation" / "episodes.jsonl"
+OUTCOME = """
+mutation($project: String!, $id: String!) {
+  recordOutcome(project: $project, memoryId: $id, success: true, idempotencyKey: "plan-1") {
+    memoryId kind uses successes
+  }
+}"""
+
+
+@pytest.mark.anyio
+async def test_a_pattern_reaches_the_plan_above_its_member_and_is_cited(
+    gql: Any, store: Any, embedder: Any, project: str
+) -> None:
+    """The fixture holds one lesson seen in four tasks (certificate errors behind a proxy,
+    fixed by trusting the internal index): after maintain, the plan shows it as a pattern
+    memory just above its best member, and an outcome cited for it counts on the pattern."""
+    from metisgraph.graph import consolidate
+    from metisgraph.ingest.adapters import SourceRef, validate_record
+    from metisgraph.ingest.pipeline import Ingestor
+
+    items = [
+        validate_record({**json.loads(line), "project": project}, SourceRef("fixture", n))
+        for n, line in enumerate(CONSOLIDATION.read_text().splitlines())
+    ]
+    await Ingestor(store, embedder).ingest(items)
+    goal = {"goal": "pip cannot install requests: certificate verify failed behind the proxy"}
+    before = _plan(gql, project, **goal)
+    assert not any(m["kind"] == "pattern" for m in before["memories"])
+    await consolidate(store, project)
+    plan = _plan(gql, project, **goal)
+    memories = plan["memories"]
+    patterns = [n for n, m in enumerate(memories) if m["kind"] == "pattern"]
+    assert patterns, [m["kind"] for m in memories]
+    n = patterns[0]
+    pattern, member = memories[n], memories[n + 1]
+    assert member["id"] in pattern["related"] and member["kind"] == "success"
+    assert member["id"] in pattern["why"] and f"id {pattern['id']}" in pattern["text"]
+    assert "pattern of " in pattern["text"] and pattern["text"] in plan["prompt"]
+    assert pattern["label"] == f"M{n + 1}" and pattern["episode"] is None
+    cited = gql(OUTCOME, {"project": project, "id": pattern["id"]})
+    assert cited["data"]["recordOutcome"] == {"memoryId": pattern["id"], "kind": "Pattern",
+                                              "uses": 1, "successes": 1}  # fmt: skip
+    # Asking for episodes only keeps the lesson out.
+    only = gql(
+        PLAN.replace(
+            "requireVerified: $verified)",
+            "requireVerified: $verified, filter: {memoryTypes: [EPISODE]})",
+        ),
+        {"project": project, "task": goal, "k": 5, "budget": 4000, "verified": False},
+    )
+    assert only["data"]["planContext"]["memories"] and not any(
+        m["kind"] == "pattern" for m in only["data"]["planContext"]["memories"])  # fmt: skip
