@@ -147,12 +147,44 @@ def test_retries_send_the_same_idempotency_key() -> None:
     assert len(sent) == 3
 
 
-def test_an_outcome_is_never_sent_twice() -> None:
-    transport, sent = _flaky(1)
-    with Client("http://service", transport=transport, backoff=0.0) as client,\
-            pytest.raises(TransportError):  # fmt: skip
-        client.record_outcome("p", "ep-1", True)
-    assert len(sent) == 1
+class _DroppedAnswer(httpx.BaseTransport):
+    """The real exchange, but the first answer is lost on the way back (the service did the
+    work; the client sees a read error): what a retry after a dropped connection meets."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.HTTPTransport()
+        self.sent: list[dict[str, Any]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(json.loads(request.content)["variables"])
+        response = self._inner.handle_request(request)
+        response.read()
+        if len(self.sent) == 1:
+            raise httpx.ReadError("connection reset before the answer", request=request)
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def test_an_outcome_resent_after_a_dropped_answer_counts_once(api_url: str, project: str) -> None:
+    with Client(api_url) as client:
+        client.record_episode(project, "read the csv as latin-1", id="ep-reused",
+                              outcome="success")  # fmt: skip
+    transport = _DroppedAnswer()
+    with Client(api_url, transport=transport, backoff=0.0) as client:
+        stats = client.record_outcome(project, "ep-reused", True, "it worked")
+    assert len(transport.sent) == 2 and transport.sent[0] == transport.sent[1]
+    assert transport.sent[0]["key"].startswith("outcome-")
+    assert stats.duplicate and (stats.uses, stats.successes) == (1, 1)
+    with Client(api_url) as client:  # read back from the graph
+        hits = client.recall(project, "read the csv as latin-1").hits
+        again = client.record_outcome(project, "ep-reused", True, key=transport.sent[0]["key"])
+        other = client.record_outcome(project, "ep-reused", False)
+    episode = next(h.episode for h in hits if h.episode.id == "ep-reused")
+    assert (episode.uses, episode.successes) == (1, 1)
+    assert again.duplicate and (again.uses, again.successes) == (1, 1)
+    assert not other.duplicate and (other.uses, other.successes, other.failures) == (2, 1, 1)
 
 
 def test_a_scope_the_key_lacks_is_an_auth_error() -> None:

@@ -120,8 +120,9 @@ class Client:
         return self.execute(ops.record_episode(project, summary, **fields))
 
     def record_outcome(self, project: str, memory_id: str, success: bool,
-                       note: str | None = None) -> OutcomeStats:  # fmt: skip
-        return self.execute(ops.record_outcome(project, memory_id, success, note))
+                       note: str | None = None, key: str | None = None,
+                       ) -> OutcomeStats:  # fmt: skip
+        return self.execute(ops.record_outcome(project, memory_id, success, note, key))
 
 
 class AsyncClient:
@@ -172,5 +173,6 @@ class AsyncClient:
         return await self.execute(ops.record_episode(project, summary, **fields))
 
     async def record_outcome(self, project: str, memory_id: str, success: bool,
-                             note: str | None = None) -> OutcomeStats:  # fmt: skip
-        return await self.execute(ops.record_outcome(project, memory_id, success, note))
+                             note: str | None = None, key: str | None = None,
+                             ) -> OutcomeStats:  # fmt: skip
+        return await self.execute(ops.record_outcome(project, memory_id, success, note, key))

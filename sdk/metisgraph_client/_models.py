@@ -90,6 +90,7 @@ class OutcomeStats(_Answer):
     successes: int
     failures: int
     success_rate: float | None = None
+    duplicate: bool = False  # this key had been counted already: the report counted once
 
 
 class SnippetRef(_Answer):

@@ -54,9 +54,10 @@ mutation($input: EpisodeInput!) {
   result: recordEpisode(input: $input) { id status errors { field message } }
 }"""
 OUTCOME = """
-mutation($project: String!, $id: String!, $success: Boolean!, $note: String) {
-  result: recordOutcome(project: $project, memoryId: $id, success: $success, note: $note) {
-    memoryId kind uses successes failures successRate
+mutation($project: String!, $id: String!, $success: Boolean!, $note: String, $key: String!) {
+  result: recordOutcome(project: $project, memoryId: $id, success: $success, note: $note,
+                        idempotencyKey: $key) {
+    memoryId kind uses successes failures successRate duplicate
   }
 }"""
 
@@ -144,8 +145,10 @@ def record_episode(project: str, summary: str, **fields: Any) -> Operation[Recor
                                                 **fields})}, RECORD_RESULT)  # fmt: skip
 
 
-def record_outcome(project: str, memory_id: str, success: bool,
-                   note: str | None = None) -> Operation[OutcomeStats]:  # fmt: skip
-    variables = {"project": project, "id": memory_id, "success": success, "note": note}
-    # Each call counts one reuse and the service keeps no key for it: never sent twice.
-    return Operation(OUTCOME, variables, OUTCOME_RESULT, repeatable=False)
+def record_outcome(project: str, memory_id: str, success: bool, note: str | None = None,
+                   key: str | None = None) -> Operation[OutcomeStats]:  # fmt: skip
+    """One reuse reported under an idempotency key: the caller's, else one chosen once per
+    call. Its retries send the same key, and the service counts a key once."""
+    variables = {"project": project, "id": memory_id, "success": success, "note": note,
+                 "key": key or new_id("outcome")}  # fmt: skip
+    return Operation(OUTCOME, variables, OUTCOME_RESULT)
