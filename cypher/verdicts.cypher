@@ -48,3 +48,26 @@ CALL (t, outcome) {
   SET g.outcome = outcome
 }
 RETURN count(DISTINCT t) AS judged
+
+// name: verdict_bridges
+// mode: read
+// The code each judged run submitted, with the outcome its verdict gave the bridge: read
+// inside the write transaction (graph/outcomes.py verdict_feedback_within), so code of
+// the same batch is there too.
+UNWIND $keys AS key
+MATCH (t:Task {project: key.project, run: key.run, instance: key.instance})-[:JUDGED_BY]->(:Verdict)
+MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project, kind: 'submission'})
+      -[g:GENERATED]->(s:Snippet {project: t.project})
+WHERE g.outcome IN ['success', 'failure']
+RETURN DISTINCT t.project AS project, e.id AS episode_id, s.id AS id, g.outcome AS outcome
+
+// name: retract_bridge_reports
+// mode: write
+// The bridge's report of the outcome the relation no longer says (the verdict overruled
+// the agent's claim): deleted, so the claim and the verdict are not both counted. The
+// claim stays on the task (claimed_outcome); bridge_outcome_reports writes the verdict's.
+UNWIND $rows AS row
+MATCH (o:OutcomeReport {project: row.project,
+                        key: 'bridge:' + row.episode_id + ':' + row.id + ':'
+                             + CASE row.outcome WHEN 'success' THEN 'failure' ELSE 'success' END})
+DETACH DELETE o

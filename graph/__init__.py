@@ -61,6 +61,7 @@ from metisgraph.graph.outcomes import (
     ReportConflict,
     record_outcome,
     recount_steps,
+    verdict_feedback_within,
 )
 from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
 from metisgraph.graph.recall_request import (
@@ -106,6 +107,7 @@ from metisgraph.graph.writes import (
     WriteBatch,
     existing_episode_hashes,
     existing_error_keys,
+    in_turn,
     write_batch,
 )
 
@@ -183,6 +185,7 @@ __all__ = [
     "existing_error_keys",
     "family_members",
     "graph_digest",
+    "in_turn",
     "lineage_heads",
     "merge_families",
     "migrate",
@@ -211,5 +214,6 @@ __all__ = [
     "stale_ids",
     "stamp_store",
     "vector_index_statements",
+    "verdict_feedback_within",
     "write_batch",
 ]

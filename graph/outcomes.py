@@ -7,14 +7,14 @@ everything here is the same for each (the label goes into the query text, checke
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings
 from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.staleness import refresh_staleness
-from metisgraph.graph.store import GraphStore
+from metisgraph.graph.store import GraphStore, Transaction
 
 __all__ = [
     "MEMORY_LABELS",
@@ -25,6 +25,7 @@ __all__ = [
     "memory_label",
     "record_outcome",
     "recount_steps",
+    "verdict_feedback_within",
 ]
 
 Row = dict[str, Any]
@@ -75,6 +76,32 @@ def recount_steps(
     return [
         (_labelled("recount_evidence", label), {"keys": list(keys), **evidence_params(settings)})
     ]
+
+
+def verdict_feedback_within(
+    keys: Sequence[Row], settings: ConfidenceSettings = CONFIDENCE
+) -> Callable[[Transaction], Awaitable[int]]:
+    """Harness verdicts as feedback, as the last step of the write transaction that applied
+    them (keys: {project, run, instance}): the code each judged run submitted is reported
+    about with the verdict's outcome — replacing the report of the agent's own claim — and
+    recounted. Inside the transaction, so code written by the same batch is reached and a
+    crash never leaves a verdict applied with its feedback still to do. Returns how many
+    pieces of code were told."""
+
+    async def feedback(tx: Transaction) -> int:
+        if not keys:
+            return 0
+        rows = await tx.run("verdict_bridges", keys=list(keys))
+        if not rows:
+            return 0
+        await tx.run("retract_bridge_reports", rows=rows)
+        await tx.run("bridge_outcome_reports", rows=rows)
+        told = sorted({(r["project"], r["id"]) for r in rows})
+        for step, params in recount_steps("Snippet", [{"project": p, "id": i} for p, i in told]):
+            await tx.run_query(step, params)
+        return len(told)
+
+    return feedback
 
 
 async def memory_label(store: GraphStore, project: str, memory_id: str) -> str | None:

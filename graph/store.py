@@ -146,7 +146,11 @@ class Transaction:
         self._tx = tx
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        result = await self._tx.run(query(name).text, params)  # type: ignore[arg-type]
+        return await self.run_query(name, params)
+
+    async def run_query(self, step: str | Query, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """A named query, or one with its slots filled (a write step's form)."""
+        result = await self._tx.run(_ready(step).text, params)  # type: ignore[arg-type]
         return [_data(record) async for record in result]
 
 

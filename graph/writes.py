@@ -46,6 +46,9 @@ class WriteBatch:
     # (project, id) of the snippets written: where they are stale is judged after the write,
     # with the environments of the batch (graph/staleness.py).
     snippets: set[tuple[str, str]] = field(default_factory=set)
+    # {project, run, instance} of the runs judged by harness verdicts in this batch: their
+    # submitted code is told the verdict at the end of the transaction (graph/outcomes.py).
+    judged_runs: list[Row] = field(default_factory=list)
     # Further queries, in order: named, or with their slots filled (graph/outcomes.py).
     extra: list[tuple[str | Query, Row]] = field(default_factory=list)
 
@@ -83,6 +86,21 @@ class WriteBatch:
             situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])
         )
         return plan
+
+
+def in_turn(
+    *steps: Callable[[Transaction], Awaitable[object]] | None,
+) -> Callable[[Transaction], Awaitable[object]] | None:
+    """Several last steps of a write transaction as one ``then``, run in the order given."""
+    present = [step for step in steps if step is not None]
+    if not present:
+        return None
+
+    async def run(tx: Transaction) -> None:
+        for step in present:
+            await step(tx)
+
+    return run
 
 
 async def write_batch(

@@ -97,6 +97,45 @@ async def test_verdicts_set_outcomes_in_either_order(
     assert (a["submission"], b["submission"]) == ("success", "failure")
 
 
+async def _submitted_code(store: Any, project: str) -> dict[str, dict[str, Any]]:
+    """Per run: the reports its submission made about the code it submitted, and that
+    code's statistics."""
+    rows = await store.run_text(
+        """MATCH (t:Task {project: $p})-[:HAS_EPISODE]->(e:Episode {kind: 'submission'})
+                 -[:GENERATED]->(s:Snippet)
+           OPTIONAL MATCH (o:OutcomeReport {applied_in: e.id})-[:ABOUT]->(s)
+           WITH t, s, collect(o.success) AS reports
+           RETURN t.run AS run, s.id AS snippet, reports, s.successes AS successes,
+                  s.failures AS failures, s.uses AS uses""",
+        {"p": project},
+        read=True,
+    )
+    return {r["run"]: r for r in rows}
+
+
+@pytest.mark.parametrize("reports_first", [True, False])
+async def test_a_verdict_is_feedback_about_the_code_the_run_submitted(
+    store: Any, embedder: Any, project: str, tmp_path: Path, reports_first: bool
+) -> None:
+    """Both agents submit the same patch and claim success; the harness says it passed for
+    agent-a and failed its test for agent-b. The patch is told each verdict, not the
+    claims — once each, whichever came first."""
+    ingestor = Ingestor(store, embedder)
+    trajectories = list(read_path(_trajectories_alone(tmp_path), project=project))
+    reports = [item for path in _reports() for item in read_path(path, project=project)]
+    for batch in (reports, trajectories) if reports_first else (trajectories, reports):
+        await ingestor.ingest(iter(batch))
+    code = await _submitted_code(store, project)
+    a, b = code["agent-a"], code["agent-b"]
+    assert a["snippet"] == b["snippet"]  # one patch, two runs
+    assert (a["reports"], b["reports"]) == ([True], [False])
+    assert (a["uses"], a["successes"], a["failures"]) == (2, 1, 1)
+    # Read again (a replayed ingest): nothing is counted twice.
+    await ingestor.ingest(iter(reports))
+    await ingestor.ingest(iter(trajectories))
+    assert await _submitted_code(store, project) == code
+
+
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_shared_runs_outcomes_equal_their_verdicts(

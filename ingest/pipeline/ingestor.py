@@ -21,8 +21,10 @@ from metisgraph.graph import (
     WriteBatch,
     existing_episode_hashes,
     existing_error_keys,
+    in_turn,
     refresh_staleness,
     refused_data,
+    verdict_feedback_within,
     write_batch,
 )
 from metisgraph.ingest.embeddings import Embedder
@@ -145,6 +147,7 @@ class Ingestor:
         if rows:
             write.extra.append(("upsert_verdicts", {"rows": rows}))
         write.extra.append(("apply_verdicts", {"keys": keys}))
+        write.judged_runs = keys
         summary.saw("verdicts", ((r["project"], r["id"]) for r in rows))
         judged = await self.store.run("tasks_for_runs", keys=keys)
         found = {(r["project"], r["id"]) for r in judged}
@@ -197,8 +200,9 @@ class Ingestor:
         # Context read back from the graph (a step had no time to order by) is computed in
         # the batch's own transaction: never a batch committed with its context still to do.
         refresh = refresh_within(write.chained_tasks) if write.contexts is None else None
+        feedback = verdict_feedback_within(write.judged_runs) if write.judged_runs else None
         try:
-            await write_batch(self.store, write, then=refresh)
+            await write_batch(self.store, write, then=in_turn(refresh, feedback))
         except Exception as exc:
             reason = refused_data(exc)
             if reason is None:
