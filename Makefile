@@ -49,7 +49,7 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api -p metisgraph_client
+	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --cache-dir $(abspath .mypy_cache) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api -p metisgraph_client
 
 # The bench extra (chromadb, the baseline) once per pyproject.toml. BENCH_ARGS=--quick for a
 # run of a few minutes; the full run embeds its 100k corpus once (hours on 2 cores), then
