@@ -305,3 +305,90 @@ def test_episodes_that_ran_code_report_its_outcome(gql: Any, project: str) -> No
     assert (stats()["uses"], stats()["successes"], stats()["failures"]) == (3, 2, 1)
     _record(gql, [_ran_fetch(project, "ok-1", "t1", "success")])  # the same episode again
     assert stats()["uses"] == 3
+
+
+# --- the same scenario on real agent runs (../shared/trajectories) ------------------------
+
+
+async def _real_questions(store: Any, project: str, n: int) -> list[str]:
+    """The goals of the first tasks of the run (by id), cut to a question's length."""
+    rows = await store.run_text(
+        "MATCH (t:Task {project: $p}) WHERE t.goal IS NOT NULL "
+        "RETURN t.goal AS goal ORDER BY t.id LIMIT $n",
+        {"p": project, "n": n},
+        read=True,
+    )
+    assert len(rows) == n
+    return [str(r["goal"])[:400] for r in rows]
+
+
+async def _ask(store: Any, embedder: Any, project: str, question: str) -> list[Any]:
+    from metisgraph.graph import recall
+    from metisgraph.ingest.question import Question, prepare_question
+
+    prepared = prepare_question(Question(project=project, query=question, k=5))
+    return list((await recall(store, prepared.request, prepared.vectors(embedder))).hits)
+
+
+async def _tell(store: Any, project: str, memory: str, ok: bool, caller: str, nth: int = 0) -> Any:
+    """A report from a caller (its own context: independent of other callers'); its n-th
+    about the memory is a repeat."""
+    from metisgraph.graph import OutcomeReport, record_outcome
+
+    report = OutcomeReport(project=project, memory_id=memory, success=ok, agent=caller,
+                           key=f"{caller}:{memory}:{ok}:{nth}")  # fmt: skip
+    return await record_outcome(store, report)
+
+
+@pytest.mark.anyio
+@pytest.mark.shared
+@pytest.mark.slow
+async def test_the_feedback_scenario_on_real_agent_runs(
+    store: Any, embedder: Any, project: str, shared_dir: Path
+) -> None:
+    """A real run's episodes (SWE-bench tasks); each question is one task's own goal, so the
+    hits are that task's steps. Three failures of the top hit against one confirmation of
+    the second move trust by a fixed amount: the top hit falls below the second exactly
+    when its lead in relevance is smaller than that amount (on this run: 5 of 16 tasks —
+    a task's own goal often leads by more; docs/consolidation.md). One failure never flips
+    a memory confirmed four times; three confirmations from three callers count more than
+    three from one."""
+    from metisgraph.ingest.adapters import read_path
+    from metisgraph.ingest.pipeline import Ingestor
+
+    run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
+    summary = await Ingestor(store, embedder).ingest(read_path(run, project=project))
+    assert summary.written > 100 and not summary.refused
+    questions = await _real_questions(store, project, 8)
+    demoted = 0
+    for n, question in enumerate(questions[:6]):
+        before = await _ask(store, embedder, project, question)
+        top, second = before[0], before[1]
+        lead = top.relevance - second.relevance
+        await _tell(store, project, second.episode["id"], True, f"q{n}-ok")
+        for caller in range(3):
+            await _tell(store, project, top.episode["id"], False, f"q{n}-bad{caller}")
+        after = {h.episode["id"]: h for h in await _ask(store, embedder, project, question)}
+        fell, kept = after[top.episode["id"]], after[second.episode["id"]]
+        swing = (kept.score - kept.relevance) - (fell.score - fell.relevance)
+        assert fell.evidence["failures"] == 3 and kept.evidence["successes"] == 1
+        assert swing > 0.5  # three failures against one success: a real move
+        assert (fell.score < kept.score) == (lead < swing), (n, lead, swing)
+        demoted += fell.score < kept.score
+    assert demoted >= 1, "no question of the run had a close second"
+
+    confirmed = (await _ask(store, embedder, project, questions[6]))[:2]
+    for caller in range(4):
+        await _tell(store, project, confirmed[0].episode["id"], True, f"keep-ok{caller}")
+    await _tell(store, project, confirmed[0].episode["id"], False, "keep-bad")
+    order = [h.episode["id"] for h in await _ask(store, embedder, project, questions[6])]
+    assert order.index(confirmed[0].episode["id"]) < order.index(confirmed[1].episode["id"])
+
+    first, second = (await _ask(store, embedder, project, questions[7]))[:2]
+    wide = [await _tell(store, project, second.episode["id"], True, f"w{c}") for c in range(3)]
+    narrow = [await _tell(store, project, first.episode["id"], True, "one", n) for n in range(3)]
+    assert (wide[-1]["contexts"], narrow[-1]["contexts"]) == (3, 1)
+    assert wide[-1]["evidence_for"] == pytest.approx(3.0)
+    assert narrow[-1]["evidence_for"] == pytest.approx(1.75)
+    if wide[-1]["prior_confidence"] == narrow[-1]["prior_confidence"]:
+        assert wide[-1]["confidence"] > narrow[-1]["confidence"]
