@@ -21,7 +21,7 @@ from metisgraph.api.services import Services
 from metisgraph.api.snippet_service import search
 from metisgraph.graph import RecallFilters, RecallOutcome
 from metisgraph.ingest import EnvironmentInput
-from metisgraph.ingest.question import Question
+from metisgraph.ingest.question import MAX_CONTEXT_TOOLS, Question, QuestionError, check_names
 
 __all__ = ["MAX_BUDGET", "MAX_PLAN_K", "PlanRequest", "Planned", "plan_context"]
 
@@ -71,6 +71,10 @@ def _check(req: PlanRequest) -> None:
         text = getattr(req, name) or ""
         if len(text) > _FIELD_CHARS:
             raise UserError(f"task.{name}: at most {_FIELD_CHARS} characters, got {len(text)}")
+    try:
+        check_names("task.tools", req.tools, MAX_CONTEXT_TOOLS)
+    except QuestionError as error:
+        raise UserError(str(error)) from None
 
 
 def _environment_text(env: EnvironmentInput | None) -> str | None:

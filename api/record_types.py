@@ -17,10 +17,21 @@ from metisgraph.api.common_types import (
     TaskStatus,
     plain,
 )
-from metisgraph.api.context import Info
+from metisgraph.api.context import Info, UserError
 from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, printable, validate_record
 
-__all__ = ["BatchResult", "EpisodeInput", "RecordMutation", "RecordResult", "TaskInput"]
+__all__ = [
+    "MAX_RECORDS_PER_CALL",
+    "BatchResult",
+    "EpisodeInput",
+    "RecordMutation",
+    "RecordResult",
+    "TaskInput",
+]
+
+# One call is validated on the event loop and written as one ingest: a list of any length
+# would hold the server and a key's quota at once. Files of any size go through `ingest`.
+MAX_RECORDS_PER_CALL = 1_000
 
 
 @strawberry.input(description="What was done: a command, an API call, an edit.")
@@ -89,6 +100,11 @@ class BatchResult:
 
 async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str) -> BatchResult:
     services = info.context.ready_services()
+    if len(inputs) > MAX_RECORDS_PER_CALL:
+        raise UserError(
+            f"{pointer}: at most {MAX_RECORDS_PER_CALL:,} records a call, got {len(inputs):,};"
+            " nothing was written: send them in several calls"
+        )
     projects = {i.project for i in inputs}
     info.context.require(info, projects)
     await info.context.reserve_records(len(inputs))
@@ -136,7 +152,10 @@ class RecordMutation:
     async def record_episode(self, info: Info, input: EpisodeInput) -> RecordResult:
         return (await _record(info, [input], "episode", "input")).results[0]
 
-    @strawberry.mutation(description="Record many episodes in batches; bad ones are refused.")
+    @strawberry.mutation(
+        description=f"Record many episodes (at most {MAX_RECORDS_PER_CALL:,} a call) in "
+        "batches; bad ones are refused."
+    )
     async def record_episodes(self, info: Info, inputs: list[EpisodeInput]) -> BatchResult:
         return await _record(info, inputs, "episode", "inputs")
 

@@ -2,20 +2,24 @@
 words, symbols, tags, tools and environment extracted)."""
 
 from metisgraph.ingest.question.asked import (
+    MAX_CONTEXT_TOOLS,
     MAX_K,
     MAX_PROJECTS,
     MAX_QUESTION_CHARS,
     Question,
     QuestionError,
+    check_names,
 )
 from metisgraph.ingest.question.prepare import PreparedQuestion, prepare_question
 
 __all__ = [
+    "MAX_CONTEXT_TOOLS",
     "MAX_K",
     "MAX_PROJECTS",
     "MAX_QUESTION_CHARS",
     "PreparedQuestion",
     "Question",
     "QuestionError",
+    "check_names",
     "prepare_question",
 ]

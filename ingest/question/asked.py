@@ -12,15 +12,31 @@ from metisgraph.graph import (
     RecallFilters,
     RecallSettings,
 )
-from metisgraph.ingest.records import EnvironmentInput
+from metisgraph.ingest.records import MAX_TAGS, EnvironmentInput
 
-__all__ = ["MAX_K", "MAX_PROJECTS", "MAX_QUESTION_CHARS", "Question", "QuestionError", "check"]
+__all__ = [
+    "MAX_CONTEXT_NAME_CHARS",
+    "MAX_CONTEXT_TAGS",
+    "MAX_CONTEXT_TOOLS",
+    "MAX_K",
+    "MAX_PROJECTS",
+    "MAX_QUESTION_CHARS",
+    "Question",
+    "QuestionError",
+    "check",
+    "check_names",
+]
 
 MAX_K = 100
 MAX_PROJECTS = 20
 # A question with a pasted trace or log is long; megabytes are a mistake (or an attack):
 # sanitizing them alone would hold the server for seconds.
 MAX_QUESTION_CHARS = 200_000
+# Tags and tools are matched one by one against stored ones (each redacted first): a record
+# carries at most MAX_TAGS tags, a tag or a tool name a few hundred characters.
+MAX_CONTEXT_TAGS = MAX_TAGS
+MAX_CONTEXT_TOOLS = 256
+MAX_CONTEXT_NAME_CHARS = 512
 
 
 class QuestionError(ValueError):
@@ -62,9 +78,23 @@ def check(q: Question) -> None:
             raise QuestionError(f"{name}: at most {MAX_QUESTION_CHARS} characters, got {len(text)}")
     if len(q.all_projects) > MAX_PROJECTS:
         raise QuestionError(f"at most {MAX_PROJECTS} projects per recall")
+    check_names("context.tags", q.tags, MAX_CONTEXT_TAGS)
+    check_names("context.tools", q.tools, MAX_CONTEXT_TOOLS)
     if q.preset not in PRESETS:
         raise QuestionError(f"unknown preset {q.preset!r}; known: {', '.join(PRESETS)}")
     _check_filters(q.filters)
+
+
+def check_names(field: str, names: tuple[str, ...], most: int) -> None:
+    """QuestionError naming the field (and the item) when there are too many names or one is
+    too long."""
+    if len(names) > most:
+        raise QuestionError(f"{field}: at most {most} a question, got {len(names)}")
+    for n, name in enumerate(names):
+        if len(name) > MAX_CONTEXT_NAME_CHARS:
+            raise QuestionError(
+                f"{field}[{n}]: at most {MAX_CONTEXT_NAME_CHARS} characters, got {len(name)}"
+            )
 
 
 def _check_filters(f: RecallFilters) -> None:
