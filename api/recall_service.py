@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
 from metisgraph.api.context import UserError
 from metisgraph.api.metrics import RECALL_STAGE_SECONDS
 from metisgraph.api.services import Services
@@ -23,7 +25,9 @@ async def answer(services: Services, question: Question) -> RecallOutcome:
     """Recall the experience that helps with a question: hits, conflicts, warnings. Its
     stage timings go to /metrics (the process's own figures, never one caller's answer)."""
     try:
-        prepared = prepare_question(question)
+        # Redacting and parsing a long question (a pasted trace, up to MAX_QUESTION_CHARS)
+        # takes a while: in a worker thread, the server goes on answering everyone else.
+        prepared = await anyio.to_thread.run_sync(prepare_question, question)
     except QuestionError as error:
         raise UserError(str(error)) from None
     vectors = prepared.vectors(services.embedder)

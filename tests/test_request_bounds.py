@@ -1,7 +1,9 @@
-"""What one request may ask for: a bounded list of records, of tags and tools."""
+"""What one request may ask for: a bounded list of records, of tags and tools; and a long
+question is prepared off the event loop, so the server answers others meanwhile."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -68,3 +70,39 @@ def test_tags_and_tools_of_a_question_are_bounded(gql: Any, project: str) -> Non
     )
     within = {"tags": tags[:MAX_CONTEXT_TAGS], "tools": many[:MAX_CONTEXT_TOOLS]}
     assert "errors" not in gql(RECALL, {"p": project, "c": within})
+
+
+def test_the_server_answers_while_a_question_is_prepared(
+    client: Any, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question's preparation (sanitizing, parsing) is held until /healthz has answered:
+    on the event loop, /healthz could not answer and the hold would time out."""
+    from metisgraph.api import recall_service
+
+    prepare = recall_service.prepare_question
+    preparing, answered = threading.Event(), threading.Event()
+    released: list[bool] = []
+
+    def held(question: Any) -> Any:
+        preparing.set()
+        released.append(answered.wait(timeout=10))
+        return prepare(question)
+
+    monkeypatch.setattr(recall_service, "prepare_question", held)
+    long = "deploy failed:\n" + 'File "deploy.py", line 12, in release\n' * 4_000
+    query = "query($p: String!, $q: String!) { recall(project: $p, query: $q) { abstained } }"
+    recall: dict[str, Any] = {}
+
+    def ask() -> None:
+        body = {"query": query, "variables": {"p": project, "q": long}}
+        recall["response"] = client.post("/graphql", json=body)
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    assert preparing.wait(timeout=30)
+    assert client.get("/healthz").status_code == 200
+    answered.set()
+    thread.join(timeout=60)
+    assert released == [True], "the loop waited for the question's preparation"
+    assert recall["response"].status_code == 200
+    assert "errors" not in recall["response"].json()
