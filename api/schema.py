@@ -9,7 +9,7 @@ common_types.
 from __future__ import annotations
 
 import strawberry
-from graphql import GraphQLError, NoSchemaIntrospectionCustomRule
+from graphql import ASTValidationRule, GraphQLError, NoSchemaIntrospectionCustomRule
 from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
@@ -36,7 +36,7 @@ from metisgraph.api.settings import ApiSettings
 from metisgraph.api.snippet_types import SnippetMutation, SnippetQuery
 from metisgraph.api.verification_types import VerificationMutation
 
-__all__ = ["build_schema"]
+__all__ = ["build_schema", "limit_rules"]
 
 # Each area contributes its own query and mutation fields; the schema merges them.
 Query = merge_types(
@@ -72,6 +72,18 @@ class _QuietSchema(strawberry.Schema):
         return None
 
 
+def limit_rules(settings: ApiSettings) -> list[type[ASTValidationRule]]:
+    """The validation rules that hold every document to the limits (depth, aliases; and no
+    introspection unless ``dev``). The token limit holds in the parser."""
+    rules: list[type[ASTValidationRule]] = [
+        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+    ]
+    if not settings.dev:  # the published SDL is schema.graphql; GraphiQL needs introspection
+        rules.append(NoSchemaIntrospectionCustomRule)
+    return rules
+
+
 def build_schema(settings: ApiSettings) -> strawberry.Schema:
     # Clients send the same few documents again and again: parsing and validating one took
     # ~9 ms of a recall. strawberry's caches are bounded LRUs shared by the extension
@@ -81,12 +93,7 @@ def build_schema(settings: ApiSettings) -> strawberry.Schema:
     # request would never hit the cache. A document over the token limit fails to parse
     # and is not cached; a document too deep or with too many aliases is cached with its
     # errors.
-    rules = [
-        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
-    ]
-    if not settings.dev:  # the published SDL is schema.graphql; GraphiQL needs introspection
-        rules.append(NoSchemaIntrospectionCustomRule)
+    rules = limit_rules(settings)
     return _QuietSchema(
         query=Query,
         mutation=Mutation,

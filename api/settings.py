@@ -53,7 +53,11 @@ class ApiSettings(BaseSettings):
         default=1.0, gt=0, description="First wait before a failed start-up is tried again"
     )
     max_query_depth: int = 12
-    max_query_tokens: int = 4000
+    # Parsing is pure Python and costs in proportion to the tokens (a 4,000-token document
+    # took ~0.2 s on our busy 2-core machine), and a document is parsed whole before the
+    # depth and alias limits can refuse it. Our own clients send at most ~200 tokens (the
+    # explorer's lineage query): bench/graphql_limits.py.
+    max_query_tokens: int = 1000
     max_aliases: int = 20
     max_body_bytes: int = Field(
         default=32 * 1024 * 1024,
