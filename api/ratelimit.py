@@ -77,8 +77,11 @@ class RateLimiter:
     def _bucket(self, name: str, window: str, rate: float, seconds: float, now: float) -> _Bucket:
         key = (name, window)
         bucket = self._buckets.get(key)
-        if bucket is None or bucket.capacity != rate:
-            bucket = _Bucket(capacity=rate, per_second=rate / seconds, tokens=rate, at=now)
+        # A bucket holds at least one request: a rate below one a window (0.5 a second is
+        # one request every 2 s) would otherwise never hold a whole token, and refuse all.
+        capacity = max(1.0, rate)
+        if bucket is None or bucket.capacity != capacity or bucket.per_second != rate / seconds:
+            bucket = _Bucket(capacity, per_second=rate / seconds, tokens=capacity, at=now)
             self._buckets[key] = bucket
         bucket.refill(now)
         self._buckets.move_to_end(key)

@@ -193,6 +193,21 @@ def test_rates_and_quotas_answer_429_with_retry_after(keys: Keys) -> None:
     assert keys.ask(token, RECORD, i=_episode(keys.project)).status_code == 429
 
 
+def test_a_rate_below_one_a_second_paces_requests() -> None:
+    """0.5 a second is one request every 2 s, not a refusal of every request."""
+    from metisgraph.api.auth import Caller
+    from metisgraph.api.ratelimit import RateLimiter
+
+    now = [0.0]
+    limiter = RateLimiter(clock=lambda: now[0])
+    slow = Caller("key:slow", None, limits=Limits(per_second=0.5))
+    waits = []
+    for at in (0.0, 0.5, 2.0, 2.1):
+        now[0] = at
+        waits.append(limiter.retry_after(slow))
+    assert waits == [None, 2, None, 2]
+
+
 def test_keys_and_the_trail_stay_out_of_the_project_graph(keys: Keys) -> None:
     exported = keys.client.get(
         "/export",
