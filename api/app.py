@@ -36,7 +36,7 @@ from metisgraph.api.metrics import metrics_endpoint
 from metisgraph.api.observed import Observed
 from metisgraph.api.ratelimit import RateLimiter
 from metisgraph.api.schema import build_schema
-from metisgraph.api.services import Services, prepare_services
+from metisgraph.api.services import LASTING, Services, prepare_services
 from metisgraph.api.settings import Settings, load_settings
 from metisgraph.graph import COUNTERS
 from metisgraph.ingest import Embedder
@@ -130,6 +130,7 @@ async def readyz(request: Request) -> Response:
         "model": readiness.model,
         "neo4j_version": services.server.version if services.server else None,
         "error": readiness.error,
+        "retrying": not readiness.ready and not readiness.lasting,
         "startup_s": {k: round(v, 2) for k, v in readiness.timings.items()},
     }
     if body["ready"]:
@@ -239,11 +240,15 @@ _WARM_UP_RETRY_MAX_S = 30.0
 async def warm_up_until_ready(services: Services) -> None:
     """Start-up in the background, tried again with a growing wait until it succeeds: Neo4j
     briefly away at start must not leave the service unready until a restart. Meanwhile
-    /readyz answers 503 with the last error."""
+    /readyz answers 503 with the last error. A failure in ``LASTING`` (the store holds
+    another model's vectors) is not tried again: /readyz keeps it, ``retrying`` false."""
     wait = services.settings.api.warm_up_retry_s
     while True:
         try:
             await services.warm_up()
+            return
+        except LASTING:  # another model's store: no retry mends it (/readyz says what to do)
+            COUNTERS.increment("warm_up_failures")
             return
         except Exception:  # kept on services.readiness (and logged) by warm_up
             COUNTERS.increment("warm_up_failures")

@@ -48,6 +48,8 @@ class Context:
 
     def ready_services(self) -> Services:
         readiness = self.services.readiness
+        if readiness.lasting:  # not "try again": no retry mends it (answered without 503)
+            raise UserError(f"metisgraph cannot serve until its operator acts: {readiness.error}")
         if not readiness.ready:
             detail = f": {readiness.error}" if readiness.error else ""
             raise NotReady(f"metisgraph is starting, try again shortly{detail}")

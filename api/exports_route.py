@@ -42,6 +42,8 @@ def _problem(status: int, message: str) -> JSONResponse:
 async def export_endpoint(request: Request) -> Response:
     services: Services = request.state.services
     caller: Caller = getattr(request.state, "caller", ANONYMOUS)
+    if services.readiness.lasting:
+        return _problem(503, "metisgraph cannot serve until its operator acts (see /readyz)")
     if not services.readiness.ready:
         return _problem(503, "metisgraph is starting, try again shortly")
     try:

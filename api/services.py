@@ -18,6 +18,7 @@ from metisgraph.graph import (
     IndexHealth,
     ModelChanged,
     ModelCheck,
+    SchemaMismatch,
     SchemaReport,
     ServerInfo,
     apply_schema,
@@ -32,9 +33,20 @@ from metisgraph.ingest import MIGRATIONS, Embedder, reembed
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
 
-__all__ = ["Services", "connect", "open_graph", "open_services", "prepare_services"]
+__all__ = [
+    "LASTING",
+    "Services",
+    "connect",
+    "open_graph",
+    "open_services",
+    "prepare_services",
+]
 
 log = logging.getLogger("metisgraph")
+
+# Start-up failures no retry mends: the store's vectors are another model's (or its indexes
+# another dimension's). An operator acts (re-embed, or the store's model) and restarts.
+LASTING = (ModelChanged, SchemaMismatch)
 
 
 @dataclass
@@ -43,6 +55,7 @@ class Readiness:
     schema: bool = False
     model: bool = False
     error: str | None = None
+    lasting: bool = False  # the error is one of LASTING: start-up is not tried again
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -84,7 +97,10 @@ class Services:
             self.readiness.error = None  # a retry that succeeds clears the last failure
         except Exception as exc:
             self.readiness.error = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, ServiceUnavailable | SessionExpired):
+            self.readiness.lasting = isinstance(exc, LASTING)
+            if self.readiness.lasting:  # the operator's to fix: said once, in a line
+                log.error("start-up stopped, retrying cannot help: %s", self.readiness.error)
+            elif isinstance(exc, ServiceUnavailable | SessionExpired):
                 # Neo4j away is said in a line (the caller says what to do), not a traceback.
                 log.error("start-up failed: Neo4j is away (%s)", self.readiness.error)
             else:

@@ -1,11 +1,18 @@
-"""A start-up that fails once (Neo4j or the model briefly away) is tried again until ready."""
+"""Start-up in the background: a failure that can pass (Neo4j or the model briefly away) is
+tried again until ready; one no retry mends (the store holds another model's vectors) stops
+it at once, and /readyz and every request say so."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
-from metisgraph.graph import COUNTERS
+import anyio
+import pytest
+from embedders import HashEmbedder
+
+from metisgraph.graph import COUNTERS, stamp_store
 
 
 class FlakyEmbedder:
@@ -41,3 +48,68 @@ def test_readiness_comes_back_without_a_restart(app_settings: Any, embedder: Any
             time.sleep(0.1)
     assert flaky.loads == 2 and response.json()["error"] is None
     assert COUNTERS.value("warm_up_failures") == failures + 1
+
+
+def _client_on(scratch_neo4j: Any, app_settings: Any, embedder: Any, retry_s: float) -> Any:
+    """A TestClient of the app on the scratch Neo4j, started in the background."""
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+    from metisgraph.graph.settings import Neo4jSettings
+
+    settings = app_settings.model_copy(deep=True)
+    settings.neo4j = Neo4jSettings(
+        uri=scratch_neo4j.uri, username="neo4j", password=scratch_neo4j.password()
+    )
+    settings.api.warm_up_retry_s = retry_s
+    return TestClient(create_app(settings, embedder=embedder), base_url="http://127.0.0.1")
+
+
+def _readyz_until(client: Any, wanted: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    deadline = time.monotonic() + 180
+    while not wanted(body := client.get("/readyz").json()):
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+    return body
+
+
+RECALL = '{ recall(project: "p", query: "why does the worker leak") { abstained } }'
+
+
+@pytest.mark.anyio
+async def test_a_store_of_another_model_stops_start_up_at_once(
+    scratch_neo4j: Any, scratch_store: Any, app_settings: Any
+) -> None:
+    await stamp_store(scratch_store, HashEmbedder("theirs").stamp())
+    failures = COUNTERS.value("warm_up_failures")
+    with _client_on(scratch_neo4j, app_settings, HashEmbedder("ours"), retry_s=0.02) as client:
+        _readyz_until(client, lambda body: body["error"])
+        time.sleep(1.0)  # retried at 0.02, 0.04, 0.08 … s: five tries, were it tried again
+        said = client.get("/readyz")
+        answer = client.post("/graphql", json={"query": RECALL}).json()
+    body = said.json()
+    assert said.status_code == 503 and body["ready"] is False and body["retrying"] is False
+    assert body["error"].startswith("ModelChanged: the store's vectors were made by hash-")
+    assert "metisgraph schema reembed" in body["error"]
+    assert COUNTERS.value("warm_up_failures") == failures + 1
+    (error,) = answer["errors"]
+    assert error["message"].startswith("metisgraph cannot serve until its operator acts: Model")
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_neo4j_away_at_start_up_is_waited_for(
+    scratch_neo4j: Any, scratch_store: Any, app_settings: Any
+) -> None:
+    await anyio.to_thread.run_sync(scratch_neo4j.stop)
+    try:
+        with _client_on(scratch_neo4j, app_settings, HashEmbedder(), retry_s=0.05) as client:
+            away = _readyz_until(client, lambda body: body["error"])
+            answer = client.post("/graphql", json={"query": RECALL}).json()
+            await anyio.to_thread.run_sync(scratch_neo4j.start)
+            back = _readyz_until(client, lambda body: body["ready"])
+    finally:
+        await anyio.to_thread.run_sync(scratch_neo4j.start)  # a no-op when it is up
+    assert away["retrying"] is True and away["error"].startswith("ServiceUnavailable")
+    assert answer["errors"][0]["message"].startswith("metisgraph is starting, try again shortly")
+    assert back["error"] is None and back["retrying"] is False
