@@ -121,13 +121,6 @@ def _breach(path: Path, number: int, line: Line, refusals: list[Refused]) -> str
     return f"{path.name}:{number} {line.mutations} expected {line.expect}; {reasons[:1]}"
 
 
-@pytest.mark.xfail(
-    _shared() is None,
-    reason="open finding (2026-12-01): with only the repository's seeds, seed 12 writes one "
-    "id seven times in a file and the stored episode is not the last accepted version "
-    "(batch order after a split, or the oracle's view of a stripped NUL): not yet diagnosed",
-    strict=False,
-)
 async def test_mutated_records_are_refused_with_a_reason_or_written(
     store: Any, project: str, tmp_path: Path
 ) -> None:

@@ -208,41 +208,49 @@ async def test_a_resolved_task_marks_its_open_episodes_and_resolves_its_errors(
     assert [r["kind"] for r in resolved] == ["python:ModuleNotFoundError"]
 
 
+def _version(project: str, command: str, tag: str, observation: str, id: str = "e") -> Parsed:
+    """A version of episode ``id``: its tool, tag and error come from these fields."""
+    from metisgraph.ingest.adapters import SourceRef
+
+    episode = EpisodeRecord(project=project, id=id, summary="Ran the checks",
+                            action={"type": "command", "command": command},
+                            tags=[tag], observation=observation)  # fmt: skip
+    return Parsed(episode, SourceRef("test"))
+
+
+async def _links(store: Any, project: str, id: str = "e") -> dict[str, list[str]]:
+    rows = await store.run_text(
+        """MATCH (e:Episode {project: $p, id: $id})-[r]->(n)
+           WHERE type(r) IN ['USED_TOOL', 'TAGGED', 'HIT']
+           RETURN type(r) AS type, coalesce(n.name, n.kind) AS name ORDER BY type, name""",
+        {"p": project, "id": id},
+        read=True,
+    )
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        out.setdefault(row["type"], []).append(row["name"])
+    return out
+
+
+_CRASH = "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'"
+_MEMORY_LINKS = {
+    "HIT": ["python:KeyError"],
+    "TAGGED": ["area:memory"],
+    "USED_TOOL": ["make", "valgrind"],
+}
+_DEPLOY_LINKS = {"TAGGED": ["area:deploy"], "USED_TOOL": ["kubectl"]}
+
+
 async def test_an_episode_recorded_again_with_other_content_keeps_no_stale_links(
     store: Any, embedder: Any, project: str
 ) -> None:
-    from metisgraph.ingest.adapters import SourceRef
-
-    def record(command: str, tag: str, observation: str) -> Parsed:
-        episode = EpisodeRecord(project=project, id="e", summary="Ran the checks",
-                                action={"type": "command", "command": command},
-                                tags=[tag], observation=observation)  # fmt: skip
-        return Parsed(episode, SourceRef("test"))
-
-    async def links() -> dict[str, list[str]]:
-        rows = await store.run_text(
-            """MATCH (e:Episode {project: $p, id: 'e'})-[r]->(n)
-               WHERE type(r) IN ['USED_TOOL', 'TAGGED', 'HIT']
-               RETURN type(r) AS type, coalesce(n.name, n.kind) AS name ORDER BY type, name""",
-            {"p": project},
-            read=True,
-        )
-        out: dict[str, list[str]] = {}
-        for row in rows:
-            out.setdefault(row["type"], []).append(row["name"])
-        return out
-
     ingestor = Ingestor(store, embedder)
-    crash = "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'"
-    await ingestor.ingest([record("valgrind ./server && make", "area:memory", crash)])
-    assert await links() == {
-        "HIT": ["python:KeyError"],
-        "TAGGED": ["area:memory"],
-        "USED_TOOL": ["make", "valgrind"],
-    }
-    summary = await ingestor.ingest([record("kubectl get pods", "area:deploy", "all running")])
+    await ingestor.ingest([_version(project, "valgrind ./server && make", "area:memory", _CRASH)])
+    assert await _links(store, project) == _MEMORY_LINKS
+    deploy = _version(project, "kubectl get pods", "area:deploy", "all running")
+    summary = await ingestor.ingest([deploy])
     assert summary.written == 1
-    assert await links() == {"TAGGED": ["area:deploy"], "USED_TOOL": ["kubectl"]}
+    assert await _links(store, project) == _DEPLOY_LINKS
     orphans = await store.run_text(
         """MATCH (n {project: $p}) WHERE (n:Tool OR n:Tag) AND NOT EXISTS { (n)--() }
            RETURN n.name AS name""",
@@ -250,6 +258,35 @@ async def test_an_episode_recorded_again_with_other_content_keeps_no_stale_links
         read=True,
     )
     assert orphans == []  # valgrind, make and area:memory went with their last link
+
+
+async def test_the_last_version_of_an_id_in_one_batch_is_the_one_stored(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """Versions of one id in one batch end as they would one record at a time: the last one
+    stored, with its own links only. Found by the fuzz run (seed 12): A stored, then B and A
+    again in one batch left B, since each was compared with the stored A, not with B."""
+    memory = _version(project, "valgrind ./server && make", "area:memory", _CRASH)
+    deploy = _version(project, "kubectl get pods", "area:deploy", "all running")
+    ingestor = Ingestor(store, embedder)
+    await ingestor.ingest([memory])
+    summary = await ingestor.ingest([deploy, memory])  # one batch: B, then A again
+    # The batch's last word is what is stored already: nothing to write, B never was.
+    assert (summary.written, summary.unchanged, summary.refused) == (0, 2, 0)
+    assert await _links(store, project) == _MEMORY_LINKS
+
+    # A new id, two versions in one batch: the first one's tool, tag and error are not kept.
+    new = [_version(project, m.record.action.command, m.record.tags[0],  # type: ignore[union-attr]
+                    m.record.observation or "", id="f") for m in (memory, deploy)]  # fmt: skip
+    summary = await ingestor.ingest(new)
+    assert summary.written == 2
+    assert await _links(store, project, "f") == _DEPLOY_LINKS
+    stored = await store.run_text(
+        "MATCH (e:Episode {project: $p}) RETURN e.id AS id, e.observation AS seen ORDER BY id",
+        {"p": project},
+        read=True,
+    )
+    assert [(r["id"], "KeyError" in r["seen"]) for r in stored] == [("e", True), ("f", False)]
 
 
 @pytest.mark.shared

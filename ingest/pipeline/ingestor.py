@@ -102,11 +102,16 @@ class Ingestor:
     async def _embed_episodes(
         self, tasks: list[PreparedTask], episodes: list[PreparedEpisode]
     ) -> tuple[WriteBatch, list[PreparedEpisode]]:
-        """The episodes that changed, embedded (runs while the previous batch is written)."""
+        """The episodes that changed, embedded (runs while the previous batch is written).
+
+        An id recorded several times in the batch is stored as its last version, alone: the
+        earlier ones would leave their links (tools, tags, errors) beside it, and comparing
+        each with the stored version would drop a last one equal to it (A stored; B, A)."""
         existing = await existing_episode_hashes(
             self.store, [{"project": e.project, "id": e.id} for e in episodes]
         )
-        changed = [e for e in episodes if existing.get((e.project, e.id)) != e.content_hash]
+        last = {(e.project, e.id): e for e in episodes}
+        changed = [e for key, e in last.items() if existing.get(key) != e.content_hash]
         write = WriteBatch(projects={t.project for t in tasks} | {e.project for e in episodes})
         write.tasks = [t.row() for t in tasks]
         write.replaced = [

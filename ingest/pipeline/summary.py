@@ -139,13 +139,17 @@ class IngestRun:
     def stored(self, done: Done, rows: WriteBatch) -> None:
         """Count a batch once it is written."""
         summary, changed = self.summary, done.changed
+        # Each record by its id, as in the results: a version replaced later in the same
+        # batch counts as its id's last version does (written or unchanged).
+        keys = {(e.project, e.id) for e in changed}
+        written = sum((e.project, e.id) in keys for e in done.episodes)
         summary.read += len(done.batch)
         summary.tasks += len(done.tasks)
-        summary.written += len(changed)
-        summary.unchanged += len(done.episodes) - len(changed)
+        summary.written += written
+        summary.unchanged += len(done.episodes) - written
         COUNTERS.increment("ingest_records", len(done.tasks), outcome="task")
-        COUNTERS.increment("ingest_records", len(changed), outcome="written")
-        COUNTERS.increment("ingest_records", len(done.episodes) - len(changed), outcome="unchanged")
+        COUNTERS.increment("ingest_records", written, outcome="written")
+        COUNTERS.increment("ingest_records", len(done.episodes) - written, outcome="unchanged")
         summary.cut += sum(bool(e.cut) for e in changed)
         summary.saw("snippets", ((s.project, s.id) for s in done.snippets))
         summary.saw("errors", ((r["project"], r["key"]) for r in rows.errors))
