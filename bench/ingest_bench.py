@@ -13,14 +13,15 @@ import hashlib
 import statistics
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bench.corpus import Corpus
-from metisgraph.graph.store import GraphStore
+from metisgraph.graph.cypher import Query
+from metisgraph.graph.store import GraphStore, Transaction
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline import Ingestor
@@ -52,10 +53,14 @@ class TimedStore(GraphStore):
         finally:
             self._add("reads" if read else "writes", started)
 
-    async def write_many(self, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    async def write_many(
+        self,
+        steps: Sequence[tuple[str | Query, dict[str, Any]]],
+        then: Callable[[Transaction], Awaitable[object]] | None = None,
+    ) -> list[dict[str, Any]]:
         started = time.perf_counter()
         try:
-            return await super().write_many(steps)
+            return await super().write_many(steps, then)
         finally:
             self._add("writes", started)
 
