@@ -4,14 +4,18 @@ with a scripted stand-in model and through the OpenAI-compatible adapter."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
 import sys
+import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from starlette.applications import Starlette
@@ -23,13 +27,17 @@ from metisgraph_client import (
     AsyncClient,
     AuthError,
     Client,
+    NotReady,
     Observation,
     OpenAIChatModel,
     QueryError,
+    RateLimited,
     Step,
     TransportError,
+    Unavailable,
     run_task,
 )
+from metisgraph_client import _operations as ops
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = "import the orders csv export into a pandas dataframe"
@@ -185,6 +193,145 @@ def test_an_outcome_resent_after_a_dropped_answer_counts_once(api_url: str, proj
     assert (episode.uses, episode.successes) == (1, 1)
     assert again.duplicate and (again.uses, again.successes) == (1, 1)
     assert not other.duplicate and (other.uses, other.successes, other.failures) == (2, 1, 1)
+
+
+@pytest.fixture
+def key(neo4j_settings: Any) -> Callable[..., str]:
+    """``key(project, scopes, per_second=…, per_minute=…, records_per_day=…)``: the token of
+    a key stored in the test Neo4j, as ``metisgraph keys create`` makes it."""
+    from metisgraph.api.auth import Limits
+    from metisgraph.api.keys import create_key
+    from metisgraph.graph.store import GraphStore, driver_from_settings
+
+    def make(project: str, scopes: list[str], **limits: Any) -> str:
+        async def run() -> str:
+            driver = driver_from_settings(neo4j_settings)
+            try:
+                store = GraphStore(driver, neo4j_settings.database)
+                made = await create_key(store, [project], scopes, limits=Limits(**limits),
+                                        actor="test")  # fmt: skip
+                return made.token
+            finally:
+                await driver.close()
+
+        return anyio.run(run)
+
+    return make
+
+
+class _Seen(httpx.HTTPTransport):
+    """The real transport, noting each answer's status and Retry-After."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: list[tuple[int, str | None]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        self.answers.append((response.status_code, response.headers.get("retry-after")))
+        return response
+
+
+def test_a_rate_refusal_is_waited_out_even_for_an_outcome(
+    api_url: str, project: str, key: Callable[..., str]
+) -> None:
+    """A 429 means the service ran nothing: after its Retry-After the call is sent again,
+    a reuse report too, and the report is counted once."""
+    with Client(api_url) as anonymous:
+        done = anonymous.record_episode(project, "read the orders csv as latin-1")
+    token = key(project, ["write"], per_second=0.5)  # one request every 2 s
+    seen = _Seen()
+    with Client(api_url, token=token, transport=seen) as client:
+        first = client._http.post(api_url + "/graphql", json={"query": "{ __typename }"})
+        started = time.monotonic()
+        stats = client.record_outcome(project, done.id, True)
+        slept = time.monotonic() - started
+    assert first.status_code == 200
+    assert [status for status, _ in seen.answers] == [200, 429, 200], seen.answers
+    assert slept >= float(seen.answers[1][1] or "inf")  # the stated wait, not less
+    assert (stats.uses, stats.successes) == (1, 1)
+
+
+def test_a_wait_past_max_wait_is_a_typed_error_at_once(
+    api_url: str, project: str, key: Callable[..., str]
+) -> None:
+    """A stated wait longer than the client's max_wait is not slept: RateLimited carries it
+    (a rate of one a minute; a records-a-day quota from the async client)."""
+    seen = _Seen()
+    with Client(api_url, token=key(project, ["read"], per_minute=1), transport=seen,
+                max_wait=5) as client:  # fmt: skip
+        client.recall(project, GOAL)
+        with pytest.raises(RateLimited, match="request rate") as refused:
+            client.recall(project, GOAL)
+    assert [status for status, _ in seen.answers] == [200, 429]
+    assert refused.value.retry_after is not None and refused.value.retry_after > 5
+
+    token = key(project, ["write"], records_per_day=1)
+
+    async def quota() -> RateLimited:
+        async with AsyncClient(api_url, token=token, max_wait=5) as client:
+            await client.record_episode(project, "the first record of the day fits")
+            with pytest.raises(RateLimited, match="quota of 1 records a day") as over:
+                await client.record_episode(project, "the second does not")
+            return over.value
+
+    over = anyio.run(quota)
+    assert over.retry_after is not None and over.retry_after > 60
+
+
+def _answers(*answers: httpx.Response) -> tuple[httpx.MockTransport, list[str]]:
+    """A transport that gives these answers in turn (the last one from then on)."""
+    sent: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content)["query"])
+        return answers[min(len(sent), len(answers)) - 1]
+
+    return httpx.MockTransport(handle), sent
+
+
+def _refused(status: int, message: str, code: str | None, wait: str = "0") -> httpx.Response:
+    error: dict[str, Any] = {"message": message}
+    if code:
+        error["extensions"] = {"code": code}
+    return httpx.Response(status, json={"errors": [error]}, headers={"Retry-After": wait})
+
+
+def test_which_503_repeats_a_request_that_is_not_repeatable() -> None:
+    """The service's own answers, as api/limits.py and api/errors.py write them: BUSY ran
+    nothing (any request is sent again); UNAVAILABLE may have run it (a request that is not
+    safe to repeat is not sent again; one that is, after the stated wait)."""
+    stats = {"memoryId": "ep-1", "kind": "episode", "uses": 1, "successes": 1,
+             "failures": 0, "successRate": 1.0}  # fmt: skip
+    done = httpx.Response(200, json={"data": {"result": stats}})
+    unsafe = dataclasses.replace(ops.record_outcome("p", "ep-1", True), repeatable=False)
+    transport, sent = _answers(_refused(503, "busy: 2 requests served at once", "BUSY"), done)
+    with Client("http://service", transport=transport, backoff=0.0) as client:
+        assert client.execute(unsafe).uses == 1
+    assert len(sent) == 2
+
+    def away(wait: str) -> httpx.Response:
+        return _refused(503, "the graph store (Neo4j) is unavailable; retry in 5 s",
+                        "UNAVAILABLE", wait=wait)  # fmt: skip
+
+    transport, sent = _answers(away("5"), done)
+    with Client("http://service", transport=transport) as client,\
+            pytest.raises(Unavailable, match="Neo4j") as refused:  # fmt: skip
+        client.execute(unsafe)
+    assert len(sent) == 1
+    assert (refused.value.code, refused.value.retry_after) == ("UNAVAILABLE", 5.0)
+
+    transport, sent = _answers(away("0"), done)  # record_outcome carries its key: repeatable
+    with Client("http://service", transport=transport) as client:
+        assert client.record_outcome("p", "ep-1", True).uses == 1
+    assert len(sent) == 2
+
+    starting = _refused(503, "metisgraph is starting, try again shortly", None)
+    transport, sent = _answers(starting)
+    with Client("http://service", transport=transport, retries=2) as client,\
+            pytest.raises(NotReady):  # fmt: skip
+        client.recall("p", "q")
+    assert len(sent) == 3
 
 
 def test_a_scope_the_key_lacks_is_an_auth_error() -> None:

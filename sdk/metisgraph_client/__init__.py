@@ -6,7 +6,9 @@ from metisgraph_client._errors import (
     MetisgraphError,
     NotReady,
     QueryError,
+    RateLimited,
     TransportError,
+    Unavailable,
 )
 from metisgraph_client._loop import (
     Executor,
@@ -44,6 +46,7 @@ __all__ = [
     "PlanContext",
     "PlanMemory",
     "QueryError",
+    "RateLimited",
     "RecallResult",
     "RecordResult",
     "SnippetHit",
@@ -51,6 +54,7 @@ __all__ = [
     "StepRecord",
     "TaskReport",
     "TransportError",
+    "Unavailable",
     "parse_step",
     "run_task",
 ]
