@@ -177,8 +177,7 @@ class GraphStore:
     async def run_query(self, q: Query, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run a query as its mode says: a read routed as a read, a batch in an implicit
         transaction, a write in one managed transaction."""
-        if q.slots:
-            raise ValueError(f"{q.name}: slots {sorted(q.slots)} not filled")
+        q = _ready(q)
         if q.mode == "batch":
             return await self._run_implicit(q.text, params)
         return await self.run_text(q.text, params, read=q.mode == "read")
