@@ -235,48 +235,53 @@ def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     return asdict(figures)
 
 
+def _save(results: dict[str, Any], path: Path, started: float) -> None:
+    """Write the figures so far: a part that fails later keeps those before it."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    results["machine_after"] = _machine()
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    text = json.dumps(results, indent=2, default=str)
+    path.write_text(text)
+    (RESULTS / "latest.json").write_text(text)
+
+
 def main() -> None:
     options = _options()
     parts = set(options.only.split(","))
-    started = time.perf_counter()
+    sizes = [int(size) for size in options.sizes.split(",") if size]
     results: dict[str, Any] = {
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "options": vars(options),
         "machine_before": _machine(),
+        "complete": False,
     }
+    started = time.perf_counter()
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = RESULTS / f"bench-{stamp}.json"
     if "extract" in parts:
         extract = bench_extract(options.seed)
         results["extract"] = asdict(extract)
         print(f"error extraction: {extract.megabytes_per_s:.2f} MB/s", flush=True)
+        _save(results, path, started)
     if parts & {"ingest", "writes"}:
         results.update(asyncio.run(_ingest_parts(options, parts)))
-    if "lineage" in parts:
-        results["lineage"] = [
-            _lineage_part(options, int(size)) for size in options.sizes.split(",") if size
-        ]
-    if "explore" in parts:
-        results["explore"] = [
-            _explore_part(options, int(size)) for size in options.sizes.split(",") if size
-        ]
-    if "maintain" in parts:
-        results["maintain"] = [
-            _maintain_part(options, int(size)) for size in options.sizes.split(",") if size
-        ]
-    if "plan" in parts:
-        results["plan"] = [
-            _plan_part(options, int(size)) for size in options.sizes.split(",") if size
-        ]
-    if "recall" in parts:
-        results["recall"] = [
-            _recall_part(options, int(size)) for size in options.sizes.split(",") if size
-        ]
-    results["machine_after"] = _machine()
-    results["seconds"] = round(time.perf_counter() - started, 1)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = RESULTS / f"bench-{stamp}.json"
-    path.write_text(json.dumps(results, indent=2, default=str))
-    (RESULTS / "latest.json").write_text(path.read_text())
+        _save(results, path, started)
+    per_size = (
+        ("lineage", _lineage_part),
+        ("explore", _explore_part),
+        ("maintain", _maintain_part),
+        ("plan", _plan_part),
+        ("recall", _recall_part),
+    )
+    for name, part in per_size:
+        if name not in parts:
+            continue
+        results[name] = []
+        for size in sizes:
+            results[name].append(part(options, size))
+            _save(results, path, started)
+    results["complete"] = True
+    _save(results, path, started)
     print_table(results)
     print(f"\nresults: {path.relative_to(ROOT)} ({results['seconds']:.0f} s)")
 
