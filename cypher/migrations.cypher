@@ -124,10 +124,15 @@ SET m.reembedding_model = $model, m.reembedding_dimension = $dimension,
 // Memories stored before priors were kept apart from the moving confidence, and before
 // `active_at`: their confidence was the prior; their last sign of life is their last use,
 // else when they were stored. A snippet's source is its first episode's, else a caller's.
+// Migration steps run in transactions of $batch rows (a large store outlasts one
+// transaction's timeout); each takes only what is still to do, so a step cut short is
+// finished by the next run. `$project` narrows one to a project (null: the whole store).
 CALL () {
-  MATCH (m:Episode) WHERE m.prior_confidence IS NULL OR m.active_at IS NULL RETURN m
+  MATCH (m:Episode) WHERE (m.prior_confidence IS NULL OR m.active_at IS NULL)
+                      AND ($project IS NULL OR m.project = $project) RETURN m
   UNION
-  MATCH (m:Snippet) WHERE m.prior_confidence IS NULL OR m.active_at IS NULL RETURN m
+  MATCH (m:Snippet) WHERE (m.prior_confidence IS NULL OR m.active_at IS NULL)
+                      AND ($project IS NULL OR m.project = $project) RETURN m
 }
 CALL (m) {
   SET m.source = coalesce(m.source,
@@ -139,7 +144,7 @@ CALL (m) {
       m.confidence = coalesce(m.confidence, m.prior_confidence, given.mean),
       m.active_at = coalesce(m.active_at, m.last_used_at, m.last_verified_at, m.recorded_at,
                              m.created_at, datetime())
-} IN TRANSACTIONS OF 5000 ROWS
+} IN TRANSACTIONS OF $batch ROWS
 RETURN count(*) AS memories
 
 // name: migrate_legacy_outcomes
@@ -147,9 +152,11 @@ RETURN count(*) AS memories
 // Reuse counted before reports were kept: one report per memory and outcome, with its
 // count, in one context ('legacy': nothing says the uses were independent).
 CALL () {
-  MATCH (m:Episode) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0 RETURN m
+  MATCH (m:Episode) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0
+                      AND ($project IS NULL OR m.project = $project) RETURN m
   UNION
-  MATCH (m:Snippet) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0 RETURN m
+  MATCH (m:Snippet) WHERE coalesce(m.successes, 0) + coalesce(m.failures, 0) > 0
+                      AND ($project IS NULL OR m.project = $project) RETURN m
 }
 WITH m WHERE NOT EXISTS { (m)<-[:ABOUT]-(:OutcomeReport) }
 CALL (m) {
@@ -161,24 +168,26 @@ CALL (m) {
                            key: 'legacy:' + m.id + ':' + toString(kind[0]),
                            label: CASE WHEN m:Episode THEN 'Episode' ELSE 'Snippet' END})
   CREATE (o)-[:ABOUT]->(m)
-} IN TRANSACTIONS OF 2000 ROWS
+} IN TRANSACTIONS OF $batch ROWS
 RETURN count(*) AS memories
 
 // name: memories_reported
 // mode: read
 // The memories of one kind with any outcome report, for a recount (keyset pages).
-MATCH (o:OutcomeReport {label: $label})
+MATCH (o:OutcomeReport {label: $label}) WHERE $project IS NULL OR o.project = $project
 WITH DISTINCT o.project AS project, o.memory_id AS id
 WHERE project > $after_project OR (project = $after_project AND id > $after_id)
 RETURN project, id ORDER BY project, id LIMIT $limit
 
 // name: migrate_project_clocks
-// mode: write
-// A project's clock starts at its latest memory's last sign of life.
-MATCH (p:Project) WHERE p.active_at IS NULL
+// mode: batch
+// A project's clock starts at its latest memory's last sign of life. (`e.id IS NOT NULL`
+// lets the episode key index find a project's episodes: without it every project scanned
+// every episode, and a large store passed the transaction timeout.)
+MATCH (p:Project) WHERE p.active_at IS NULL AND ($project IS NULL OR p.name = $project)
 CALL (p) {
-  OPTIONAL MATCH (e:Episode {project: p.name})
-  RETURN max(e.active_at) AS last
-}
-SET p.active_at = coalesce(last, p.created_at, datetime())
+  OPTIONAL MATCH (e:Episode) WHERE e.project = p.name AND e.id IS NOT NULL
+  WITH p, max(e.active_at) AS last
+  SET p.active_at = coalesce(last, p.created_at, datetime())
+} IN TRANSACTIONS OF $batch ROWS
 RETURN count(*) AS projects

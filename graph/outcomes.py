@@ -18,6 +18,7 @@ from metisgraph.graph.store import GraphStore, Transaction
 
 __all__ = [
     "MEMORY_LABELS",
+    "MIGRATION_BATCH",
     "OUTCOME_NOTES_KEPT",
     "OutcomeReport",
     "ReportConflict",
@@ -31,6 +32,7 @@ __all__ = [
 Row = dict[str, Any]
 MEMORY_LABELS = ("Episode", "Snippet", "Pattern")
 OUTCOME_NOTES_KEPT = 20
+MIGRATION_BATCH = 1000  # rows a migration commits at once: each batch well within the timeout
 
 
 class ReportConflict(ValueError):
@@ -174,19 +176,35 @@ def _report_params(report: OutcomeReport, label: str, key: str) -> Row:
     }
 
 
-async def migrate_outcomes(store: GraphStore) -> dict[str, int]:
+async def migrate_outcomes(
+    store: GraphStore, project: str | None = None, *, batch: int = MIGRATION_BATCH
+) -> dict[str, int]:
     """Memories stored before outcome reports: priors kept apart, `active_at`, reuse
-    counted before as one report per outcome, recounted; each project's clock."""
-    params = evidence_params()
+    counted before as one report per outcome, recounted; each project's clock.
+
+    Every part commits in transactions of at most ``batch`` rows (or memories), never the
+    whole store at once, and takes only what is still to do: a run cut short (a crash, a
+    failed batch) is finished by the next one, to the same graph. ``project`` narrows it to
+    one project (None: the whole store).
+    """
+    scope = {"project": project, "batch": batch}
     changes = {
-        "memories": sum(r["memories"] for r in await store.run("migrate_memory_priors", **params)),
-        "legacy": sum(r["memories"] for r in await store.run("migrate_legacy_outcomes")),
-        "projects": sum(r["projects"] for r in await store.run("migrate_project_clocks")),
+        "memories": sum(
+            r["memories"]
+            for r in await store.run("migrate_memory_priors", **scope, **evidence_params())
+        ),
+        "legacy": sum(r["memories"] for r in await store.run("migrate_legacy_outcomes", **scope)),
+        "projects": sum(r["projects"] for r in await store.run("migrate_project_clocks", **scope)),
     }
     for label in ("Episode", "Snippet"):
         after = ("", "")
         while keys := await store.run(
-            "memories_reported", label=label, after_project=after[0], after_id=after[1], limit=500
+            "memories_reported",
+            label=label,
+            project=project,
+            after_project=after[0],
+            after_id=after[1],
+            limit=batch,
         ):
             await store.write_many(recount_steps(label, keys))
             changes[f"recounted_{label.lower()}s"] = changes.get(

@@ -16,6 +16,7 @@ from metisgraph.ingest.pipeline.families import assign_all_families
 __all__ = ["MIGRATIONS", "resign_errors"]
 
 _PAGE = 500
+_PARKED = "~"  # cypher/migrations.cypher: park_resigned_errors, move_resigned_errors
 
 
 def _pages(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -34,6 +35,10 @@ async def _changed_keys(
         "error_page", project=project, after_project=after[0], after_key=after[1], limit=_PAGE
     ):
         for row in page:
+            # A key '~…' was parked by a run cut short before it moved: it moves now under
+            # its own key (keys are hexadecimal, so '~' is never a key's first character).
+            parked = row["key"].startswith(_PARKED)
+            old_key = row["key"].removeprefix(_PARKED)
             error = resign(row["kind"], row["sample"] or "")
             if error is None:
                 unsignable += 1  # its sample no longer shows the error: the node stays as it is
@@ -42,7 +47,9 @@ async def _changed_keys(
             else:
                 props = error.node_properties()
                 del props["sample"]  # the node keeps the sample it was first seen with
-                moves.append({"project": row["project"], "old_key": row["key"], **props})
+                moves.append(
+                    {"project": row["project"], "old_key": old_key, "parked": parked, **props}
+                )
         after = (page[-1]["project"], page[-1]["key"])
     return moves, unchanged, unsignable
 
@@ -53,10 +60,11 @@ async def resign_errors(store: GraphStore, project: str | None = None) -> dict[s
     Nodes that now share a key merge into one, with all their relationships (HIT, RESOLVED,
     FIXES and any other, in and out, with their properties), the earliest first and latest
     last sighting, summed counts and their former keys. A node cannot split: it keeps one
-    sample, so it moves whole to that sample's new key. Running it again changes nothing.
+    sample, so it moves whole to that sample's new key. Running it again changes nothing;
+    a run cut short (each page is its own transaction) is finished by the next one.
     """
     moves, unchanged, unsignable = await _changed_keys(store, project)
-    for rows in _pages(moves):
+    for rows in _pages([m for m in moves if not m["parked"]]):
         await store.run("park_resigned_errors", rows=rows)
     for rows in _pages(moves):
         await store.run("move_resigned_errors", rows=rows)

@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from neo4j.exceptions import ConstraintError
 
+from metisgraph.graph.digest import digest_project
 from metisgraph.graph.migrations import (
     Migration,
     MigrationError,
@@ -16,6 +18,8 @@ from metisgraph.graph.migrations import (
     ordered,
     schema_version,
 )
+from metisgraph.graph.outcomes import migrate_outcomes
+from metisgraph.graph.store import GraphStore
 from metisgraph.ingest.adapters import Parsed, SourceRef
 from metisgraph.ingest.errors import logtemplate
 from metisgraph.ingest.errors.signatures import extract_errors
@@ -204,3 +208,137 @@ async def test_errors_ingested_after_the_migration_land_on_the_migrated_nodes(
         read=True,
     )
     assert len(rows) == 1 and len(rows[0]["f"]) == 2  # the node the two old ones became
+
+
+class _CutShort(GraphStore):
+    """The test store, failing when a migration reaches one named query: a process that
+    died there, with everything before it committed."""
+
+    def __init__(self, store: GraphStore, at: str) -> None:
+        super().__init__(store.driver, store.database, timeout=store.timeout)
+        self.at = at
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        if name == self.at:
+            raise RuntimeError(f"died before {name}")
+        return await super().run(name, **params)
+
+
+async def test_resigning_cut_short_after_parking_is_finished_by_the_next_run(
+    store: Any, embedder: Any, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clean = f"{project}-clean"
+    await _ingest_with_old_rules(store, embedder, clean, monkeypatch)
+    await resign_errors(store, clean)
+    await _ingest_with_old_rules(store, embedder, project, monkeypatch)
+    with pytest.raises(RuntimeError, match="died"):
+        await resign_errors(_CutShort(store, "move_resigned_errors"), project)
+    assert any(key.startswith("~") for key in await _errors(store, project))  # parked
+    again = await resign_errors(store, project)
+    assert again["resigned"] == 3 and again["merged"] == 1
+    assert not any(key.startswith("~") for key in await _errors(store, project))
+    assert await digest_project(store, project) == await digest_project(store, clean)
+
+
+# --- migration 3: outcome reports, priors, clocks, in batches -----------------------
+
+# Per episode: (successes, failures, confidence) as counted before reports were kept.
+LEGACY = {f"e{i}": (i % 3, i % 2, round(0.4 + 0.05 * i, 2)) for i in range(7)}
+
+
+async def _legacy_project(store: Any, embedder: Any, project: str) -> None:
+    """A project as stored before migration 3: reuse counted on the memory, no reports, no
+    priors apart from confidence, no `active_at`, no project clock."""
+    records: list[Any] = [TaskRecord(project=project, id="t", goal="build", status="resolved")]
+    records += [
+        EpisodeRecord(project=project, id=episode, task_id="t", step=step, outcome="success",
+                      summary=f"step {step}", created_at=datetime(2026, 1, 1 + step, tzinfo=UTC))
+        for step, episode in enumerate(LEGACY)
+    ]  # fmt: skip
+    await Ingestor(store, embedder).ingest([Parsed(r, SourceRef("test")) for r in records])
+    rows = [{"id": k, "s": s, "f": f, "c": c} for k, (s, f, c) in LEGACY.items()]
+    await store.run_text(
+        """UNWIND $rows AS row
+           MATCH (m:Episode {project: $p, id: row.id})
+           OPTIONAL MATCH (o:OutcomeReport)-[:ABOUT]->(m) DETACH DELETE o
+           WITH DISTINCT m, row
+           REMOVE m.prior_confidence, m.prior_strength, m.active_at, m.uses, m.contexts,
+                  m.evidence_for, m.evidence_against, m.confirmed_at, m.success_rate
+           SET m.successes = row.s, m.failures = row.f, m.confidence = row.c,
+               m.last_used_at = datetime('2026-02-01T00:00:00Z')
+           WITH count(*) AS n
+           MATCH (p:Project {name: $p}) REMOVE p.active_at""",
+        {"p": project, "rows": rows},
+    )
+
+
+async def _reports(store: Any, project: str) -> int:
+    rows = await store.run_text(
+        "MATCH (o:OutcomeReport {project: $p})-[:ABOUT]->() RETURN count(o) AS n",
+        {"p": project},
+        read=True,
+    )
+    return int(rows[0]["n"])
+
+
+async def test_migration_3_in_many_batches_gives_the_graph_of_one(
+    store: Any, embedder: Any, project: str
+) -> None:
+    whole, batched = f"{project}-whole", f"{project}-batched"
+    for name in (whole, batched):
+        await _legacy_project(store, embedder, name)
+    legacy = await digest_project(store, whole)
+    assert legacy == await digest_project(store, batched)
+    one = await migrate_outcomes(store, whole, batch=10_000)  # each part in one transaction
+    many = await migrate_outcomes(store, batched, batch=2)  # 7 memories: 4 transactions a part
+    assert one == many == {
+        "memories": 7, "legacy": 5, "projects": 1, "recounted_episodes": 5,
+    }  # fmt: skip
+    assert await digest_project(store, batched) == await digest_project(store, whole) != legacy
+    assert await _reports(store, batched) == sum((s > 0) + (f > 0) for s, f, _ in LEGACY.values())
+    rows = await store.run_text(
+        """MATCH (m:Episode {project: $p}) RETURN m.id AS id, m.successes AS s,
+           m.failures AS f, m.prior_confidence AS prior, m.active_at IS NOT NULL AS active""",
+        {"p": batched},
+        read=True,
+    )
+    assert {r["id"]: (r["s"], r["f"], r["prior"]) for r in rows} == LEGACY
+    assert all(r["active"] for r in rows)
+    clock = await store.run_text(
+        "MATCH (p:Project {name: $p}) RETURN p.active_at IS NOT NULL AS set", {"p": batched}
+    )
+    assert clock == [{"set": True}]
+    again = await migrate_outcomes(store, batched, batch=2)
+    assert again["memories"] == again["legacy"] == again["projects"] == 0
+    assert await digest_project(store, batched) == await digest_project(store, whole)
+
+
+async def test_migration_3_cut_short_by_a_failed_batch_is_finished_by_the_next_run(
+    store: Any, embedder: Any, project: str
+) -> None:
+    clean = f"{project}-clean"
+    await _legacy_project(store, embedder, clean)
+    await migrate_outcomes(store, clean, batch=2)
+    await _legacy_project(store, embedder, project)
+    # A report already holding the key the migration gives e5's successes: its batch fails
+    # (the key is unique), the batches before it stay committed.
+    await store.run_text(
+        "CREATE (:OutcomeReport {project: $p, key: 'legacy:e5:true', label: 'Episode'})",
+        {"p": project},
+    )
+    with pytest.raises(ConstraintError):
+        await migrate_outcomes(store, project, batch=2)
+    await store.run_text(
+        "MATCH (o:OutcomeReport {project: $p, key: 'legacy:e5:true'}) "
+        "WHERE NOT (o)-[:ABOUT]->() DELETE o",
+        {"p": project},
+    )
+    assert await digest_project(store, project) != await digest_project(store, clean)
+    await migrate_outcomes(store, project, batch=2)
+    assert await digest_project(store, project) == await digest_project(store, clean)
+    cut = _CutShort(store, "migrate_project_clocks")  # died after the reports, before clocks
+    await _legacy_project(store, embedder, f"{project}-2")
+    with pytest.raises(RuntimeError, match="died"):
+        await migrate_outcomes(cut, f"{project}-2", batch=2)
+    await migrate_outcomes(store, f"{project}-2", batch=2)
+    assert await digest_project(store, f"{project}-2") == await digest_project(store, clean)
