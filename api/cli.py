@@ -28,7 +28,7 @@ from metisgraph.api import (
 )
 from metisgraph.api.logs import configure_logging
 from metisgraph.api.services import open_services
-from metisgraph.api.settings import Settings, load_settings
+from metisgraph.api.settings import ApiSettings, Settings, load_settings
 from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
 
 __all__ = ["app", "main", "open_services"]
@@ -88,13 +88,18 @@ def serve(
     settings.api.demo = demo or settings.api.demo
     _print_first_question(settings)
     configure_logging(settings.api.log_format, settings.api.log_level)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.api.host,
-        port=settings.api.port,
-        log_config=None,  # our handler (configure_logging) formats uvicorn's lines too
-        access_log=False,  # api/observed.py writes one line a request, without query strings
-    )
+    uvicorn.run(create_app(settings), **serve_options(settings.api))
+
+
+def serve_options(api: ApiSettings) -> dict[str, Any]:
+    """How uvicorn serves the app: ``metisgraph serve``'s options."""
+    return {
+        "host": api.host,
+        "port": api.port,
+        "timeout_keep_alive": api.keep_alive_s,
+        "log_config": None,  # our handler (configure_logging) formats uvicorn's lines too
+        "access_log": False,  # api/observed.py writes one line a request, without query strings
+    }
 
 
 def _print_first_question(settings: Settings) -> None:

@@ -74,6 +74,12 @@ class ApiSettings(BaseSettings):
     queue_wait_s: float = Field(
         default=10.0, gt=0, le=600, description="Longest wait for a slot before a 503"
     )
+    # Longer than any Retry-After we state (5 s): a caller that waits it out and comes back
+    # on its kept-alive connection must not find it being closed under its request (uvicorn
+    # closes idle connections after 5 s by default: the load benchmark's ReadErrors).
+    keep_alive_s: int = Field(
+        default=75, ge=1, le=3600, description="Seconds an idle kept-alive connection stays open"
+    )
     log_format: Literal["json", "text"] = Field(
         default="json", description="'json': one object a line with a request id; 'text'"
     )

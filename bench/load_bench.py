@@ -87,22 +87,38 @@ class Tally:
         self.ok_ms: list[float] = []
         self.failures: list[str] = []
         self.successes: list[float] = []  # when each came (monotonic)
+        self.answers: list[tuple[float, str, float]] = []  # (sent, "kind outcome", ms)
 
     def add(
-        self, kind: str, status: int, body: dict[str, Any] | None, ms: float, retry: bool
+        self,
+        kind: str,
+        status: int,
+        body: dict[str, Any] | None,
+        ms: float,
+        retry: bool,
+        sent: float,
     ) -> None:
         errors = (body or {}).get("errors") or []
         code = (errors[0].get("extensions") or {}).get("code") if errors else None
         if status == 200 and not errors:
-            self.status[f"{kind} 200"] += 1
+            label = f"{kind} 200"
             self.ok_ms.append(ms)
             self.successes.append(time.monotonic())
         elif status == 503 and code in ("BUSY", "UNAVAILABLE") and retry:
-            self.status[f"{kind} 503 {code}"] += 1
+            label = f"{kind} 503 {code}"
         else:
-            self.status[f"{kind} {status} other"] += 1
+            label = f"{kind} {status} other"
             if len(self.failures) < 20:
                 self.failures.append(f"{kind} {status}: {json.dumps(body)[:300]}")
+        self.status[label] += 1
+        self.answers.append((sent, label, ms))
+
+    def transport(self, kind: str, exc: Exception, ms: float, sent: float) -> None:
+        label = f"{kind} transport {type(exc).__name__}"
+        self.status[label] += 1
+        self.answers.append((sent, label, ms))
+        if len(self.failures) < 20:
+            self.failures.append(f"{label} after {ms:.0f} ms: {exc!r}"[:300])
 
 
 async def _client(
@@ -116,17 +132,17 @@ async def _client(
         else:
             ident = rng.randrange(10**9)
             kind, doc = "record", {"query": RECORD, "variables": {"input": _episode(rng, ident)}}
-        started = time.perf_counter()
+        sent, started = time.monotonic(), time.perf_counter()
         try:
             response = await http.post(url, json=doc, timeout=60)
             body = response.json() if "json" in response.headers.get("content-type", "") else None
             ms = (time.perf_counter() - started) * 1000
             retry = "retry-after" in response.headers
-            tally.add(kind, response.status_code, body, ms, retry)
+            tally.add(kind, response.status_code, body, ms, retry, sent)
             if response.status_code == 503:
                 await asyncio.sleep(float(response.headers.get("retry-after", "1")))
         except httpx.HTTPError as exc:
-            tally.status[f"{kind} transport {type(exc).__name__}"] += 1
+            tally.transport(kind, exc, (time.perf_counter() - started) * 1000, sent)
 
 
 async def _memory(http: httpx.AsyncClient, base: str, until: float, peaks: list[float]) -> None:
@@ -151,6 +167,25 @@ async def _outage(
     marks["back"] = time.monotonic()
 
 
+def _phases(
+    answers: list[tuple[float, str, float]], started: float, marks: dict[str, float]
+) -> dict[str, dict[str, Any]]:
+    """The answers by when they were sent: before Neo4j was stopped, while it was away
+    (stopped, then restarting), after it was back; with the slowest of each outcome."""
+    stop, back = marks.get("stop", float("inf")), marks.get("back", float("inf"))
+    phases: dict[str, dict[str, Any]] = {}
+    for sent, label, ms in answers:
+        phase = "before" if sent < stop else "away" if sent < back else "after"
+        entry = phases.setdefault(phase, {"by_status": Counter(), "slowest_ms": {}})
+        entry["by_status"][label] += 1
+        entry["slowest_ms"][label] = round(max(ms, entry["slowest_ms"].get(label, 0.0)))
+    for name, entry in phases.items():
+        entry["by_status"] = dict(sorted(entry["by_status"].items()))
+        first = {"before": started, "away": stop, "after": back}[name]
+        entry["from_s"] = round(first - started, 1)
+    return phases
+
+
 async def run(
     args: argparse.Namespace, url: str, base: str, neo4j: EmbeddedNeo4j
 ) -> dict[str, Any]:
@@ -158,7 +193,8 @@ async def run(
     limits = httpx.Limits(max_connections=args.clients + 5)
     async with httpx.AsyncClient(limits=limits) as http:
         for n in range(args.seed_episodes):
-            await http.post(url, json={"query": RECORD, "variables": {"input": _episode(rng, n)}})
+            seed = {"query": RECORD, "variables": {"input": _episode(rng, n)}}
+            await http.post(url, json=seed, timeout=60)  # httpx's 5 s is short on a busy host
         tally, peaks, marks = Tally(), list[float](), dict[str, float]()
         started = time.monotonic()
         until = started + args.seconds
@@ -192,6 +228,7 @@ async def run(
         "load_average_1_5_15": {"before": load_before, "after": load_after},
         "cores": os.cpu_count(),
     }
+    figures["by_phase"] = _phases(tally.answers, started, marks)
     if marks:
         figures["outage_s"] = round(marks["back"] - marks["stop"], 1)
         after = [t for t in tally.successes if t > marks["back"]]

@@ -1,0 +1,60 @@
+"""How `metisgraph serve` runs uvicorn: a kept-alive connection outlives our Retry-After."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Any
+
+import uvicorn
+
+from metisgraph.api.cli import serve_options
+from metisgraph.api.errors import RETRY_AFTER_S
+from metisgraph.api.settings import ApiSettings
+
+REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+async def _hello(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    headers = [(b"content-length", b"5")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"hello"})
+
+
+def _answer(connection: socket.socket) -> bytes:
+    connection.sendall(REQUEST)
+    data = b""
+    while not data.endswith(b"hello"):
+        chunk = connection.recv(4096)
+        if not chunk:  # the server closed the connection
+            break
+        data += chunk
+    return data
+
+
+def test_a_caller_that_waits_out_retry_after_finds_its_connection_open() -> None:
+    # A caller told "Retry-After: 5" (Neo4j away) waits 5 s and sends again on the
+    # connection it kept. uvicorn's default closed idle connections after 5 s, so the second
+    # request raced the close: the load benchmark's ReadErrors while Neo4j was away.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = serve_options(ApiSettings(host="127.0.0.1", port=port))
+    assert options["timeout_keep_alive"] > RETRY_AFTER_S
+    server = uvicorn.Server(uvicorn.Config(_hello, **options, lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            assert _answer(connection).startswith(b"HTTP/1.1 200")
+            time.sleep(RETRY_AFTER_S + 1)
+            assert _answer(connection).startswith(b"HTTP/1.1 200")
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
