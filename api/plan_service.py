@@ -102,13 +102,16 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
         memories: list[Memory] = []
     else:
         # Recall and the snippet search are independent: asked together, each one's
-        # round trips to Neo4j and its embedding overlap the other's.
-        recalling = asyncio.ensure_future(answer(services, _question(req)))
+        # round trips to Neo4j overlap the other's. Both embed on the one questions' lane:
+        # recall's question first (recall is the longer path), then the goal, remembered
+        # when it is the question itself.
+        embedded = asyncio.Event()
+        recalling = asyncio.ensure_future(answer(services, _question(req), embedded=embedded))
         try:
             searched = await search(
                 services, project=req.project, query=req.goal, language=None, kind=None,
                 imports=[], calls=[], k=_SNIPPETS, environment=req.environment,
-                require_verified=req.require_verified,
+                require_verified=req.require_verified, embed_after=embedded,
             )  # fmt: skip
         except BaseException:
             recalling.cancel()

@@ -8,7 +8,9 @@ caller of ``answer`` (the resolver, the CLI).
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import anyio
 
@@ -20,17 +22,41 @@ from metisgraph.ingest.question import Question, QuestionError, prepare_question
 
 __all__ = ["answer", "recall_for"]
 
+_T = TypeVar("_T")
 
-async def answer(services: Services, question: Question) -> RecallOutcome:
+
+async def answer(
+    services: Services, question: Question, *, embedded: asyncio.Event | None = None
+) -> RecallOutcome:
     """Recall the experience that helps with a question: hits, conflicts, warnings. Its
-    stage timings go to /metrics (the process's own figures, never one caller's answer)."""
+    stage timings go to /metrics (the process's own figures, never one caller's answer).
+    ``embedded`` is set once the question's vectors are done (or recall stopped before),
+    for a caller whose own embedding should not go before them on the questions' lane."""
+    try:
+        return await _answer(services, question, embedded)
+    finally:
+        if embedded is not None:
+            embedded.set()
+
+
+async def _then_set(work: Awaitable[_T], event: asyncio.Event | None) -> _T:
+    try:
+        return await work
+    finally:
+        if event is not None:
+            event.set()
+
+
+async def _answer(
+    services: Services, question: Question, embedded: asyncio.Event | None
+) -> RecallOutcome:
     try:
         # Redacting and parsing a long question (a pasted trace, up to MAX_QUESTION_CHARS)
         # takes a while: in a worker thread, the server goes on answering everyone else.
         prepared = await anyio.to_thread.run_sync(prepare_question, question)
     except QuestionError as error:
         raise UserError(str(error)) from None
-    vectors = prepared.vectors(services.embedder)
+    vectors = _then_set(prepared.vectors(services.embedder), embedded)
     outcome = await recall(
         services.store, prepared.request, vectors, in_index=services.vector_filters
     )

@@ -7,6 +7,7 @@ with a message naming the field. Caller text (queries, notes) is sanitized like 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -87,10 +88,13 @@ async def search(
     k: int,
     environment: EnvironmentInput | None,
     require_verified: bool = False,
+    embed_after: asyncio.Event | None = None,
 ) -> list[tuple[SnippetHit, Verdict]]:
     """Snippets for a query and/or structure, each with its verdict for `environment`;
     with `require_verified`, only those a sandboxed run passed in an environment that
-    does not contradict `environment`."""
+    does not contradict `environment`. ``embed_after``: the questions' lane is one thread;
+    the query waits for this before it is embedded (a caller's more urgent embedding goes
+    first), while its words are searched."""
     if not 1 <= k <= MAX_K:
         raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
     wanted_imports = _names("imports", imports)
@@ -98,14 +102,9 @@ async def search(
     text = sanitize(query).text.strip() if query and query.strip() else None
     if text is None and not (wanted_imports or wanted_calls):
         raise UserError("give a query, imports or calls to search snippets by")
-    vector = None
-    if text:  # a caller waits: the questions' lane (remembered per project), not ingest's
-        found = await services.embedder.aencode_queries([text], tenant=project)
-        vector = Vector(found[0].tolist())
     q = SnippetSearch(
         project=project,
         text=text,
-        vector=vector,
         language=normalize_language(language) or (language.strip().lower() if language else None),
         kind=kind,
         imports=tuple(wanted_imports),
@@ -114,8 +113,21 @@ async def search(
         verified=require_verified,
         environment=_compatible_with(environment) if require_verified else None,
     )
-    hits = await search_snippets(services.store, q, vector_filters=services.vector_filters)
+    embedding = _query_vector(services, text, project, embed_after) if text else None
+    hits = await search_snippets(
+        services.store, q, vector_filters=services.vector_filters, embedding=embedding
+    )
     return [(hit, verdict_for(hit.snippet, environment)) for hit in hits]
+
+
+async def _query_vector(
+    services: Services, text: str, project: str, after: asyncio.Event | None
+) -> Vector:
+    """A caller waits: the questions' lane (remembered per project), not ingest's."""
+    if after is not None:
+        await after.wait()
+    found = await services.embedder.aencode_queries([text], tenant=project)
+    return Vector(found[0].tolist())
 
 
 def _compatible_with(environment: EnvironmentInput | None) -> dict[str, str | None] | None:

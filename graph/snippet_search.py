@@ -10,7 +10,9 @@ environment (graph/staleness.py) ranks after the fresh ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neo4j.exceptions import Neo4jError
@@ -59,9 +61,30 @@ class SnippetHit:
 
 
 async def search_snippets(
-    store: GraphStore, q: SnippetSearch, *, vector_filters: bool = True
+    store: GraphStore,
+    q: SnippetSearch,
+    *,
+    vector_filters: bool = True,
+    embedding: Awaitable[list[float]] | None = None,
 ) -> list[SnippetHit]:
-    """The k best recallable snippets of the project for a query text and/or structure."""
+    """The k best recallable snippets of the project for a query text and/or structure.
+
+    ``embedding``: the query's vector still being computed (in place of ``q.vector``); the
+    words are searched while it is awaited.
+    """
+    try:
+        return await _search(store, q, vector_filters, embedding)
+    finally:
+        if asyncio.iscoroutine(embedding):  # never awaited when nothing can match
+            embedding.close()
+
+
+async def _search(
+    store: GraphStore,
+    q: SnippetSearch,
+    vector_filters: bool,
+    embedding: Awaitable[list[float]] | None,
+) -> list[SnippetHit]:
     channels: dict[str, list[Row]] = {}
     matched: dict[str, list[Row]] = {}
     candidates: set[str] | None = None
@@ -77,10 +100,20 @@ async def search_snippets(
             channels["structure"] = [r for r in channels["structure"] if r["id"] in verified]
     if candidates is not None and not candidates:
         return []
-    if q.vector is not None:
-        channels["semantic"] = await _semantic(store, q, candidates, vector_filters)
-    if q.text:
-        channels["fulltext"] = await _fulltext(store, q, candidates)
+    # The words need no vector: asked at once, while the meaning waits for its vector.
+    words = asyncio.ensure_future(_fulltext(store, q, candidates)) if q.text else None
+    try:
+        if embedding is not None:
+            q = replace(q, vector=await embedding)
+        if q.vector is not None:
+            channels["semantic"] = await _semantic(store, q, candidates, vector_filters)
+    except BaseException:
+        if words is not None:
+            words.cancel()
+            await asyncio.gather(words, return_exceptions=True)
+        raise
+    if words is not None:
+        channels["fulltext"] = await words
     return await _hits(store, q, channels, matched)
 
 
@@ -188,10 +221,17 @@ async def _hits(
     fused = [f for f in reciprocal_rank(candidates, weights, _RRF_K) if f.contributions]
     # A snippet stale in some environment (a package moved past what it was verified with,
     # or it failed where it used to work) ranks after every fresh one, in its own order.
-    stale = await stale_ids(store, q.project, [f.key[1] for f in fused])
+    # The rows of the top k are fetched beside that check; stale ones are rare, so the
+    # fresh ones that move up in their place are most often fetched already.
+    ids = [f.key[1] for f in fused]
+    stale, found = await asyncio.gather(
+        stale_ids(store, q.project, ids), snippets_by_id(store, q.project, ids[: q.k])
+    )
     fused.sort(key=lambda f: f.key[1] in stale)
     top = fused[: q.k]
-    found = await snippets_by_id(store, q.project, [f.key[1] for f in top])
+    moved_up = [f.key[1] for f in top if f.key[1] not in ids[: q.k]]
+    if moved_up:
+        found.update(await snippets_by_id(store, q.project, moved_up))
     return [
         SnippetHit(found[f.key[1]], f.relevance, f.scores, f.ranks, matched.get(f.key[1], []))
         for f in top

@@ -125,6 +125,30 @@ def _independent_count(text: str) -> int:
     return len(_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
+def test_recall_embeds_its_question_first_and_the_goal_only_once(
+    gql: Any, remembered: str, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall and the snippet search share the one questions' lane: recall's texts go first
+    (recall is the longer path), then the goal, which is not embedded again when it is
+    recall's whole question."""
+    lane: list[list[str]] = []
+    real = embedder.encode_fresh_queries
+
+    def spy(texts: list[str]) -> Any:
+        lane.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "encode_fresh_queries", spy)
+    goal = "import the orders csv file into a pandas dataframe"
+    with_error = _plan(gql, remembered, error=TRACE)
+    assert len(lane) == 2 and lane[0][0].startswith(goal + "\n") and lane[1] == [goal], lane
+    assert any(m["kind"] == "snippet" for m in with_error["memories"])
+    lane.clear()
+    alone = "load the nightly orders export with pandas"
+    _plan(gql, remembered, goal=alone)
+    assert lane == [[alone]]
+
+
 def test_a_smaller_budget_drops_whole_memories_lowest_first(gql: Any, remembered: str) -> None:
     whole = _plan(gql, remembered, error=TRACE)
     assert len(whole["memories"]) >= 3

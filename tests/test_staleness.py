@@ -32,8 +32,8 @@ WHERE = """query($p: String!, $q: String!) {
 }"""
 STALE = "staleIn { environment package verified found reason since }"
 SEARCH = f"""
-query($p: String!, $q: String!) {{
-  searchSnippets(project: $p, query: $q, k: 5) {{ snippet {{ id requires {{ name }} {STALE} }} }}
+query($p: String!, $q: String!, $k: Int!) {{
+  searchSnippets(project: $p, query: $q, k: $k) {{ snippet {{ id requires {{ name }} {STALE} }} }}
 }}"""
 RECALL = f"""
 query($p: String!, $q: String!) {{
@@ -76,8 +76,8 @@ def _episode(
     _ok(gql(EPISODE, {"input": episode}))
 
 
-def _search(gql: Any, project: str) -> list[dict[str, Any]]:
-    hits = _ok(gql(SEARCH, {"p": project, "q": "fetch a JSON document over HTTP"}))
+def _search(gql: Any, project: str, k: int = 5) -> list[dict[str, Any]]:
+    hits = _ok(gql(SEARCH, {"p": project, "q": "fetch a JSON document over HTTP", "k": k}))
     return [h["snippet"] for h in hits["searchSnippets"]]
 
 
@@ -168,6 +168,9 @@ def test_a_newer_environment_makes_a_snippet_stale_until_it_works_there(
     # the stale snippet after the episode's fresh one (its shell command).
     order = [s["id"] for s in _search(gql, project)]
     assert order.index(plain) < order.index(pinned)
+    # With room for one, the best fresh snippet takes the stale one's place, read whole.
+    fresh = [s for s in _search(gql, project) if not s["staleIn"]]
+    assert _search(gql, project, k=1) == fresh[:1]
     recall = _ok(gql(RECALL, {"p": project, "q": "Fetched the nightly report as JSON"}))
     [hit] = [h for h in recall["recall"]["hits"] if h["episode"]["id"] == "fetch-1"]
     bridge = [s["snippet"] for s in hit["snippets"]]
