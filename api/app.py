@@ -194,7 +194,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
-        services = prepare_services(settings, embedder)
+        services = prepare_services(settings, embedder, retry_s=settings.api.neo4j_retry_s)
         try:
             async with anyio.create_task_group() as tasks, mcp.session_manager.run():
                 if wait_ready:

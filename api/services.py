@@ -180,19 +180,32 @@ class Services:
             await anyio.to_thread.run_sync(self.embedded.stop)
 
 
-def connect(settings: Settings) -> tuple[AsyncDriver, EmbeddedNeo4j | None]:
-    """The driver for NEO4J_URI, or for the embedded Neo4j when it is unset. No network I/O."""
+def connect(
+    settings: Settings, retry_s: float | None = None
+) -> tuple[AsyncDriver, EmbeddedNeo4j | None]:
+    """The driver for NEO4J_URI, or for the embedded Neo4j when it is unset. No network I/O.
+
+    ``retry_s``: how long a write retries Neo4j being away (default: NEO4J_RETRY_S).
+    """
+    retry = settings.neo4j.retry_s if retry_s is None else retry_s
     if settings.neo4j.external:
         secret = settings.neo4j.password.get_secret_value() if settings.neo4j.password else ""
         assert settings.neo4j.uri is not None
-        return open_driver(settings.neo4j.uri, settings.neo4j.username, secret), None
+        driver = open_driver(settings.neo4j.uri, settings.neo4j.username, secret, retry_s=retry)
+        return driver, None
     embedded = EmbeddedNeo4j(settings.embedded)
-    return open_driver(embedded.uri, "neo4j", embedded.password()), embedded
+    return open_driver(embedded.uri, "neo4j", embedded.password(), retry_s=retry), embedded
 
 
-def prepare_services(settings: Settings, embedder: Embedder | None = None) -> Services:
-    """Build the services (no network I/O); ``warm_up`` starts what they need."""
-    driver, embedded = connect(settings)
+def prepare_services(
+    settings: Settings, embedder: Embedder | None = None, *, retry_s: float | None = None
+) -> Services:
+    """Build the services (no network I/O); ``warm_up`` starts what they need.
+
+    ``retry_s``: how long a write retries Neo4j being away before it fails (the API's is
+    shorter than a command's: its callers are told to come back).
+    """
+    driver, embedded = connect(settings, retry_s)
     store = GraphStore(
         driver,
         settings.neo4j.database,

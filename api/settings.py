@@ -74,6 +74,15 @@ class ApiSettings(BaseSettings):
     queue_wait_s: float = Field(
         default=10.0, gt=0, le=600, description="Longest wait for a slot before a 503"
     )
+    # A write in flight when Neo4j goes away is retried by the driver; for as long as a
+    # command would (30 s), on top of the queue wait, the caller's own timeout came first
+    # (the load benchmark's ReadTimeout). The API gives up sooner and answers 503.
+    neo4j_retry_s: float = Field(
+        default=5.0,
+        ge=0,
+        le=600,
+        description="Seconds a request's write retries Neo4j being away before a 503",
+    )
     # Longer than any Retry-After we state (5 s): a caller that waits it out and comes back
     # on its kept-alive connection must not find it being closed under its request (uvicorn
     # closes idle connections after 5 s by default: the load benchmark's ReadErrors).

@@ -30,6 +30,11 @@ class Neo4jSettings(BaseSettings):
     transaction_timeout: float = Field(
         default=60.0, gt=0, description="Seconds a read or write may run before Neo4j ends it"
     )
+    retry_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="Seconds a command's write retries Neo4j being away before it fails",
+    )
     batch_timeout: float = Field(
         default=3600.0,
         gt=0,

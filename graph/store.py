@@ -92,13 +92,19 @@ def _counted() -> Iterator[None]:
         raise
 
 
-def open_driver(uri: str, username: str, password: str) -> AsyncDriver:
-    """One driver per process; sized for a small API server."""
+def open_driver(uri: str, username: str, password: str, *, retry_s: float = 30.0) -> AsyncDriver:
+    """One driver per process; sized for a small API server.
+
+    ``retry_s``: how long a write keeps retrying a transient failure (Neo4j away, a leader
+    change) before it fails. A command waits Neo4j out; an API request should fail sooner,
+    so its caller gets a 503 it can retry instead of a request that outlives its timeout.
+    """
     return AsyncGraphDatabase.driver(
         uri,
         auth=(username, password),
         max_connection_pool_size=50,
         connection_acquisition_timeout=30.0,
+        max_transaction_retry_time=retry_s,
         notifications_min_severity="OFF",
     )
 
@@ -107,7 +113,7 @@ def driver_from_settings(settings: Neo4jSettings, password: str | None = None) -
     if not settings.uri:
         raise ValueError("NEO4J_URI is not set")
     secret = password or (settings.password.get_secret_value() if settings.password else "")
-    return open_driver(settings.uri, settings.username, secret)
+    return open_driver(settings.uri, settings.username, secret, retry_s=settings.retry_s)
 
 
 def _plain(value: Any) -> Any:

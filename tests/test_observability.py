@@ -183,6 +183,36 @@ async def test_past_the_limit_callers_get_503_with_retry_after_and_probes_still_
     assert limited.waiting == 0
 
 
+def test_a_write_stops_retrying_neo4j_at_the_api_bound(
+    app_settings: Any, embedder: Any, dead_port: int
+) -> None:
+    """A write in flight when Neo4j goes away is retried by the driver. A command retries
+    for NEO4J_RETRY_S (30 s) to wait a restart out; the API's driver stops at
+    METISGRAPH_NEO4J_RETRY_S, so its caller gets a 503 to retry, not a request that outlives
+    the caller's own timeout (the load benchmark's ReadTimeout)."""
+    import time
+
+    from neo4j.exceptions import ServiceUnavailable
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.app import create_app
+
+    assert app_settings.neo4j.retry_s == 30.0 and app_settings.api.neo4j_retry_s == 5.0
+    settings = app_settings.model_copy(deep=True)
+    settings.neo4j = settings.neo4j.model_copy(update={"uri": f"bolt://127.0.0.1:{dead_port}"})
+    settings.api = settings.api.model_copy(update={"neo4j_retry_s": 1.0})
+    app = create_app(settings, embedder=embedder, wait_ready=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        store = client.app_state["services"].store
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable):
+            client.portal.call(store.run_text, "CREATE (:RetryProbe)")  # type: ignore[union-attr]
+        elapsed = time.monotonic() - started
+    # The driver's first retry waits about a second, so 1 s ends it after one retry; the
+    # command's 30 s would still be retrying at the bound.
+    assert 0.5 < elapsed < 15.0, elapsed
+
+
 def test_neo4j_away_is_a_clear_503_with_retry_after(
     app_settings: Any, embedder: Any, project: str, dead_port: int
 ) -> None:
