@@ -324,7 +324,8 @@ RETURN EXISTS {
 // mode: read
 // Everything recall returns about its hits, in one round trip: the episode, its task and
 // how it ended, its errors, environment, neighbouring steps, contradictions, the newer
-// fixes that superseded it, and its project's clock (for decay).
+// fixes that superseded it, its project's clock (for decay) and the snippets across the
+// bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
 // {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
 // driver builds each DateTime in pure Python (~0.1 ms apiece, ~60 per recall).
@@ -394,7 +395,8 @@ RETURN key.project AS project, key.id AS id,
             started_at: t.started_at.epochSeconds * 1000000 + t.started_at.microsecond,
             ended_at: t.ended_at.epochSeconds * 1000000 + t.ended_at.microsecond,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts, superseded_by, clock
+       errors, environment, previous, next, contradicts, superseded_by, clock,
+       {{episode_snippets}} AS snippets
 
 // name: channel_patterns
 // mode: read

@@ -151,23 +151,35 @@ RETURN key.project AS project, key.lineage AS lineage,
 
 // name: snippets_for_episodes
 // mode: read
-// Recall walks the bridge for all its hits in one trip; rejected snippets never come back,
-// and a snippet stale in some environment (graph/staleness.py) comes after the fresh ones.
+// The snippets across the bridge of the episodes in $keys ({{episode_snippets}}).
 UNWIND $keys AS key
-MATCH (e:Episode {project: key.project, id: key.id})-[r:GENERATED|USED|MODIFIED]->(s:Snippet)
-WHERE s.project = key.project AND s.recallable = true
-RETURN key.project AS project, key.id AS episode_id, type(r) AS relation,
-       s {.id, .project, .name, .language, .kind, .template, .description, .signature,
-          .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
-          .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
-          stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
-                     package: x.package, verified: x.verified, found: x.found,
-                     reason: x.reason, since: x.since}]} AS snippet,
-       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
-                 RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
-ORDER BY project, episode_id, EXISTS { (s)-[:STALE_IN]->() },
-         coalesce(s.success_rate, -1.0) DESC, s.recorded DESC, s.id
+MATCH (e:Episode {project: key.project, id: key.id})
+RETURN key.project AS project, key.id AS episode_id, {{episode_snippets}} AS snippets
+
+// name: episode_snippets
+// mode: read
+// A slot's text (recall_expand, snippets_for_episodes): what episode `e` generated, used or
+// modified, at most 20, each with its relation and requirements. Rejected snippets never come
+// back, and a snippet stale in some environment (graph/staleness.py) comes after the fresh
+// ones; then by how reuse went.
+COLLECT {
+  MATCH (e)-[r:GENERATED|USED|MODIFIED]->(s:Snippet)
+  WHERE s.project = e.project AND s.recallable = true
+  WITH r, s
+  ORDER BY EXISTS { (s)-[:STALE_IN]->() }, coalesce(s.success_rate, -1.0) DESC,
+           s.recorded DESC, s.id
+  LIMIT 20
+  RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
+            .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
+            .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
+            .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+            stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
+                       package: x.package, verified: x.verified, found: x.found,
+                       reason: x.reason, since: x.since}],
+            relation: type(r),
+            requires: COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
+                                RETURN {name: k.name, spec: q.spec, specs: q.specs} }}
+}
 
 // name: snippets_by_id
 // mode: read

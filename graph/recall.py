@@ -1,8 +1,8 @@
 """Recall: candidates from every channel, fused, weighted by trust, expanded across the bridge.
 
-Round trips: one query for every channel, then the expansion of the best candidates and
-the snippets across the bridge side by side — a fixed number, whatever k and whatever the
-size of the graph.
+Round trips: one query for every channel, then the expansion of the best candidates (the
+snippets across the bridge included) and their patterns side by side — a fixed number,
+whatever k and whatever the size of the graph.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from metisgraph.graph.channels import (
     lexical_channels,
 )
 from metisgraph.graph.conflicts import Conflict, find_conflicts
-from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_patterns import (
@@ -33,7 +32,7 @@ from metisgraph.graph.recall_patterns import (
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.rows import moment_of_micros
-from metisgraph.graph.snippets import snippets_for_episodes
+from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 
@@ -135,6 +134,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         previous=row.get("previous"),
         next=row.get("next"),
         flagged=flagged,
+        snippets=list(row.get("snippets") or []),
         duplicates=list(episode.pop("duplicates", None) or []),
         evidence=evidence(episode, req.settings.trust, clock),
         superseded_by=superseded_by,
@@ -202,10 +202,10 @@ async def _expand(
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
     merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
-    expand = query("recall_expand").filled(vectors=".embedding," if req.conflicts else "")
-    rows, snippets, patterns = await asyncio.gather(
+    # One round trip for the hits and the snippets across the bridge; patterns beside it.
+    expand = with_episode_snippets("recall_expand", vectors=".embedding," if req.conflicts else "")
+    rows, patterns = await asyncio.gather(
         store.run_query(expand, {"keys": keys}),
-        snippets_for_episodes(store, keys),
         pattern_rows(store, req, keys, vector),
     )
     by_key = {(r["project"], r["id"]): r for r in map(_with_moments, rows) if _in_tiers(r, req)}
@@ -213,7 +213,6 @@ async def _expand(
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
     dropped = sorted(f.channel for f in answers.failures)
     for hit in hits:
-        hit.snippets = snippets.get((hit.episode["project"], hit.episode["id"]), [])
         hit.dropped = dropped
     hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)

@@ -3,9 +3,9 @@ The queries live in cypher/snippets.cypher (reuse feedback: graph/outcomes.py)."
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
+from metisgraph.graph.cypher import Query, query
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
@@ -14,10 +14,10 @@ __all__ = [
     "snippet_state",
     "snippets_by_id",
     "snippets_for_episodes",
+    "with_episode_snippets",
 ]
 
 Row = dict[str, Any]
-_PER_EPISODE = 20
 
 
 def _with_requires(row: Row) -> Row:
@@ -50,17 +50,18 @@ async def snippets_for_episodes(
     """(project, episode id) -> the snippets it generated, used or modified, in one query.
 
     Each snippet dict carries its fields, `relation` and `requires` [{name, spec, specs}];
-    best reuse first, at most 20 per episode; rejected snippets are left out.
+    best reuse first, at most 20 per episode; rejected snippets are left out. (Recall asks
+    for the same within its expansion: `recall_expand` holds `episode_snippets` too.)
     """
     if not keys:
         return {}
-    rows = await store.run("snippets_for_episodes", keys=keys)
-    out: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    for row in rows:
-        found = out[(row["project"], row["episode_id"])]
-        if len(found) < _PER_EPISODE:
-            found.append(_with_requires(row) | {"relation": row["relation"]})
-    return dict(out)
+    rows = await store.run_query(with_episode_snippets("snippets_for_episodes"), {"keys": keys})
+    return {(r["project"], r["episode_id"]): r["snippets"] for r in rows if r["snippets"]}
+
+
+def with_episode_snippets(name: str, **slots: str) -> Query:
+    """A named query with its `{{episode_snippets}}` slot (and any others given) filled."""
+    return query(name).filled(episode_snippets=query("episode_snippets").text, **slots)
 
 
 async def snippets_by_id(store: GraphStore, project: str, ids: list[str]) -> dict[str, Row]:
