@@ -16,7 +16,13 @@ CYPHER replan=skip
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 WHERE e.outcome IN ['success', 'failure'] AND e.recallable = true
-MATCH (e)-[:HIT|RESOLVED]->(r:Error {project: key.project})
+// The episode's own side, read once (not once per other episode it is compared with).
+WITH e,
+     [(e)-[:IN_ENV]->(a:Environment) | {os: toLower(a.os), runtime: a.runtime}] AS envs_e,
+     [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_e,
+     [(e)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_e,
+     coalesce(e.action_command, '') AS command_e
+MATCH (e)-[:HIT|RESOLVED]->(r:Error {project: e.project})
 CALL (e, r) {
   MATCH (r)<-[:HIT|RESOLVED]-(o:Episode {project: e.project})
   WHERE o <> e AND o.outcome IN ['success', 'failure'] AND o.recallable = true
@@ -24,19 +30,18 @@ CALL (e, r) {
   WITH o LIMIT $scan
   RETURN o ORDER BY o.created_at DESC LIMIT $per_error
 }
-WITH e, o, collect(DISTINCT r) AS errors
+WITH e, envs_e, tools_e, code_e, command_e, o, collect(DISTINCT r) AS errors
 WHERE NOT EXISTS {
-  MATCH (e)-[:IN_ENV]->(a:Environment), (o)-[:IN_ENV]->(b:Environment)
-  WHERE (a.os IS NOT NULL AND b.os IS NOT NULL AND toLower(a.os) <> toLower(b.os))
-     OR (a.runtime IS NOT NULL AND b.runtime IS NOT NULL AND a.runtime <> b.runtime)
+  MATCH (o)-[:IN_ENV]->(b:Environment)
+  WHERE any(a IN envs_e WHERE
+        (a.os IS NOT NULL AND b.os IS NOT NULL AND a.os <> toLower(b.os))
+     OR (a.runtime IS NOT NULL AND b.runtime IS NOT NULL AND a.runtime <> b.runtime))
 }
-WITH e, o, errors,
-     [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_e,
+WITH e, o, errors, tools_e, code_e, command_e,
      [(o)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_o
 WHERE size(tools_e) = 0 OR size(tools_o) = 0 OR any(t IN tools_e WHERE t IN tools_o)
-WITH e, o, head(errors) AS r,
-     coalesce(e.action_command, '') AS command_e, coalesce(o.action_command, '') AS command_o,
-     [(e)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_e,
+WITH e, o, head(errors) AS r, code_e, command_e,
+     coalesce(o.action_command, '') AS command_o,
      [(o)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_o
 WITH e, o, r,
      CASE WHEN command_e <> '' AND command_o <> '' THEN trim(command_e) <> trim(command_o)

@@ -19,6 +19,15 @@ MATCH (r:Error {project: key.project, key: key.key})
 WHERE r.embedding IS NOT NULL
 RETURN r.project AS project, r.key AS key
 
+// name: existing_environment_keys
+// mode: read
+// The environments already stored: their key hashes every field and package, so one seen
+// again has nothing new for staleness to judge (graph/staleness.py).
+CYPHER replan=skip
+UNWIND $keys AS key
+MATCH (v:Environment {project: key.project, key: key.key})
+RETURN v.project AS project, v.key AS key
+
 // name: upsert_projects
 // mode: write
 CYPHER replan=skip

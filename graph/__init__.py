@@ -106,6 +106,7 @@ from metisgraph.graph.verification import record_failure, record_pass
 from metisgraph.graph.writes import (
     WriteBatch,
     existing_episode_hashes,
+    existing_environment_keys,
     existing_error_keys,
     in_turn,
     write_batch,
@@ -182,6 +183,7 @@ __all__ = [
     "drop_vector_indexes",
     "encode_id",
     "existing_episode_hashes",
+    "existing_environment_keys",
     "existing_error_keys",
     "family_members",
     "graph_digest",

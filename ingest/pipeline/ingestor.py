@@ -19,6 +19,7 @@ from metisgraph.graph import (
     GraphStore,
     Vector,
     WriteBatch,
+    existing_environment_keys,
     existing_episode_hashes,
     existing_error_keys,
     in_turn,
@@ -123,6 +124,7 @@ class Ingestor:
     async def _complete(self, write: WriteBatch, done: Done, summary: IngestSummary) -> None:
         """Errors, code and context: what depends on the batches before being stored."""
         await self._add_errors(write, done.changed)
+        await self._add_new_environments(write)
         done.snippets = await self._add_snippets(write, done.changed, done.batch.snippets)
         # Memorize when a task ends resolved, whether the task or its last episodes come later:
         # the query itself only acts on tasks whose status is resolved.
@@ -133,6 +135,11 @@ class Ingestor:
         resolved |= await self._add_verdicts(write, done, summary)
         write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
         write.contexts = await self._contexts(write, done.changed)
+
+    async def _add_new_environments(self, write: WriteBatch) -> None:
+        keys = [{"project": r["project"], "key": r["key"]} for r in write.environments]
+        known = await existing_environment_keys(self.store, keys)
+        write.new_environments = {(k["project"], k["key"]) for k in keys} - known
 
     async def _add_verdicts(
         self, write: WriteBatch, done: Done, summary: IngestSummary
@@ -236,13 +243,13 @@ class Ingestor:
             await self._write(write, done, run)
 
     async def _staleness(self, write: WriteBatch) -> None:
-        """Snippets judged again where the batch's environments and snippets are concerned:
-        a newer environment may have moved a package past what a snippet was verified with,
-        and a snippet's use in an episode may have failed or worked there."""
+        """Snippets judged again where the batch's new environments and its snippets are
+        concerned: a newer environment may have moved a package past what a snippet was
+        verified with, and a snippet's use in an episode may have failed or worked there."""
         envs: dict[str, set[str]] = defaultdict(set)
         snippets: dict[str, set[str]] = defaultdict(set)
-        for row in write.environments:
-            envs[row["project"]].add(row["key"])
+        for project, key in write.new_environments:
+            envs[project].add(key)
         for project, snippet_id in write.snippets:
             snippets[project].add(snippet_id)
         for project in sorted(envs.keys() | snippets.keys()):
