@@ -53,28 +53,39 @@ LIMIT $limit
 // sandbox run there, or a use applied in an episode there), whether it ever worked, and
 // for each package it requires: its ranges, the version the environment has, and the
 // versions of the environments it worked in (verified there, or reported working there).
+// What depends on the snippet alone (its reports and where they were applied, where it
+// worked) is read once for all its environments: a snippet reused across a project has
+// thousands of reports, and reading them again for each environment grew with the square.
 UNWIND $pairs AS pair
 MATCH (s:Snippet {project: $project, id: pair.snippet})
 MATCH (v:Environment {project: $project, key: pair.env})
-CALL (s, v) {
-  OPTIONAL MATCH (o:OutcomeReport)-[:ABOUT]->(s)
-  WHERE o.context = 'sandbox|' + v.key
-     OR (o.applied_project = v.project
-         AND EXISTS { (:Episode {project: v.project, id: o.applied_in})-[:IN_ENV]->(v) })
-  WITH o ORDER BY o.at DESC LIMIT 1
-  RETURN o.success AS last_here
-}
+WITH s, collect(v) AS envs
 CALL (s) {
   OPTIONAL MATCH (s)-[:VERIFIED_IN]->(w:Environment)
   RETURN collect(DISTINCT w) AS verified
 }
 CALL (s) {
-  OPTIONAL MATCH (o:OutcomeReport {success: true})-[:ABOUT]->(s)
-  OPTIONAL MATCH (:Episode {project: o.applied_project, id: o.applied_in})-[:IN_ENV]->(w:Environment)
-  WHERE w.project = s.project
-  RETURN collect(DISTINCT w) AS applied
+  OPTIONAL MATCH (o:OutcomeReport)-[:ABOUT]->(s)
+  WITH o WHERE o IS NOT NULL
+  RETURN collect({at: o.at, success: o.success, context: o.context,
+                  project: o.applied_project,
+                  envs: COLLECT { MATCH (:Episode {project: o.applied_project, id: o.applied_in})
+                                        -[:IN_ENV]->(w:Environment)
+                                  RETURN w }}) AS reports
 }
-WITH s, v, last_here, verified + [w IN applied WHERE NOT w IN verified] AS worked
+WITH s, envs, verified, reports,
+     [x IN reports WHERE x.success = true | [w IN x.envs WHERE w.project = s.project]] AS good
+WITH s, envs, verified, reports,
+     reduce(acc = [], ws IN good | acc + [w IN ws WHERE NOT w IN acc]) AS applied
+WITH s, envs, reports, verified + [w IN applied WHERE NOT w IN verified] AS worked
+UNWIND envs AS v
+WITH s, v, worked,
+     [x IN reports WHERE x.context = 'sandbox|' + v.key
+                      OR (x.project = v.project AND v IN x.envs)] AS here
+WITH s, v, worked,
+     CASE WHEN size(here) = 0 THEN null
+          ELSE reduce(last = head(here), x IN tail(here) |
+                      CASE WHEN x.at > last.at THEN x ELSE last END).success END AS last_here
 CALL (s, v, worked) {
   OPTIONAL MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
   OPTIONAL MATCH (v)-[h:HAS_PACKAGE]->(k)
