@@ -105,8 +105,8 @@ from metisgraph.graph.vectors import Vector
 from metisgraph.graph.verification import record_failure, record_pass
 from metisgraph.graph.writes import (
     WriteBatch,
-    existing_episode_hashes,
     existing_environment_keys,
+    existing_episode_hashes,
     existing_error_keys,
     in_turn,
     write_batch,
@@ -182,8 +182,8 @@ __all__ = [
     "digest_project",
     "drop_vector_indexes",
     "encode_id",
-    "existing_episode_hashes",
     "existing_environment_keys",
+    "existing_episode_hashes",
     "existing_error_keys",
     "family_members",
     "graph_digest",
