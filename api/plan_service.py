@@ -91,6 +91,7 @@ def _question(req: PlanRequest) -> Question:
     return Question(
         project=req.project, query=query.strip(), k=req.k, projects=req.projects,
         error=req.error, environment=req.environment, tools=req.tools, filters=req.filters,
+        steps=False,  # the memories never show a hit's neighbouring steps
     )  # fmt: skip
 
 

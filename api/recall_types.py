@@ -109,6 +109,7 @@ def _question(
     k: int,
     preset: str,
     conflicts: bool = True,
+    steps: bool = True,
 ) -> Question:
     """The resolver's arguments as the question ingest prepares."""
     context = context or RecallContext()
@@ -124,6 +125,7 @@ def _question(
         filters=recall_filters(filter),
         preset=preset,
         conflicts=conflicts,
+        steps=steps,
     )
 
 
@@ -134,6 +136,17 @@ def _selects(selections: Sequence[Selection], name: str) -> bool:
             if selection.name == name:
                 return True
         elif _selects(selection.selections, name):
+            return True
+    return False
+
+
+def _hits_select(selections: Sequence[Selection], *names: str) -> bool:
+    """Whether the hits' selection set asks for any of the fields (fragments included)."""
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            if selection.name == "hits" and any(_selects(selection.selections, n) for n in names):
+                return True
+        elif _hits_select(selection.selections, *names):
             return True
     return False
 
@@ -158,7 +171,10 @@ class RecallQuery:
     ) -> RecallResult:
         services = info.context.ready_services()
         # Conflicts are looked for only when asked for: they need every hit's vector.
-        conflicts = _selects(info.selected_fields[0].selections, "conflicts")
-        question = _question(project, query, context, filter, k, preset, conflicts)
+        # So are the hits' neighbouring steps: two lookups a hit.
+        selections = info.selected_fields[0].selections
+        conflicts = _selects(selections, "conflicts")
+        steps = _hits_select(selections, "previous", "next")
+        question = _question(project, query, context, filter, k, preset, conflicts, steps)
         info.context.require(info, question.all_projects)
         return recall_result(await answer(services, question))

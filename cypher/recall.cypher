@@ -327,6 +327,8 @@ RETURN EXISTS {
 // fixes that superseded it, its project's clock (for decay) and the snippets across the
 // bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
 // {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
+// {{steps}}: the neighbouring steps (`recall_steps`) when the caller shows them, else
+// `recall_no_steps`: two lookups a hit fewer.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
 // driver builds each DateTime in pure Python (~0.1 ms apiece, ~60 per recall).
 UNWIND $keys AS key
@@ -347,16 +349,7 @@ CALL (e) {
                   | {name: k.name, version: h.version}][..50]}
   END AS environment
 }
-CALL (e) {
-  OPTIONAL MATCH (p:Episode {project: e.project})-[:NEXT]->(e)
-  WITH p LIMIT 1
-  RETURN CASE WHEN p IS NULL THEN null ELSE p {.id, .step, .summary, .outcome} END AS previous
-}
-CALL (e) {
-  OPTIONAL MATCH (e)-[:NEXT]->(n:Episode {project: e.project})
-  WITH n LIMIT 1
-  RETURN CASE WHEN n IS NULL THEN null ELSE n {.id, .step, .summary, .outcome} END AS next
-}
+{{steps}}
 CALL (e) {
   OPTIONAL MATCH (e)-[x:CONTRADICTS]-(c:Episode {project: e.project})
   RETURN collect(DISTINCT CASE WHEN c IS NULL THEN null ELSE {id: c.id, reason: x.reason} END)
@@ -397,6 +390,25 @@ RETURN key.project AS project, key.id AS id,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
        errors, environment, previous, next, contradicts, superseded_by, clock,
        {{episode_snippets}} AS snippets
+
+// name: recall_steps
+// mode: read
+// recall_expand's neighbouring steps of each hit `e`: the one before it and the one after.
+CALL (e) {
+  OPTIONAL MATCH (p:Episode {project: e.project})-[:NEXT]->(e)
+  WITH p LIMIT 1
+  RETURN CASE WHEN p IS NULL THEN null ELSE p {.id, .step, .summary, .outcome} END AS previous
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:NEXT]->(n:Episode {project: e.project})
+  WITH n LIMIT 1
+  RETURN CASE WHEN n IS NULL THEN null ELSE n {.id, .step, .summary, .outcome} END AS next
+}
+
+// name: recall_no_steps
+// mode: read
+// recall_expand without the neighbouring steps: the caller does not show them.
+WITH *, null AS previous, null AS next
 
 // name: channel_patterns
 // mode: read

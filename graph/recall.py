@@ -21,6 +21,7 @@ from metisgraph.graph.channels import (
     lexical_channels,
 )
 from metisgraph.graph.conflicts import Conflict, find_conflicts
+from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_patterns import (
@@ -203,7 +204,11 @@ async def _expand(
     merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
     # One round trip for the hits and the snippets across the bridge; patterns beside it.
-    expand = with_episode_snippets("recall_expand", vectors=".embedding," if req.conflicts else "")
+    expand = with_episode_snippets(
+        "recall_expand",
+        vectors=".embedding," if req.conflicts else "",
+        steps=query("recall_steps" if req.steps else "recall_no_steps").text,
+    )
     rows, patterns = await asyncio.gather(
         store.run_query(expand, {"keys": keys}),
         pattern_rows(store, req, keys, vector),

@@ -147,3 +147,6 @@ class RecallRequest:
     # Look for conflicts among the hits; False (the caller does not show them) also leaves
     # out the episodes' vectors they are found with, the expansion's largest values.
     conflicts: bool = True
+    # Read each hit's neighbouring steps (previous, next); False when the caller does not
+    # show them (planContext, a document that selects neither): two lookups a hit fewer.
+    steps: bool = True

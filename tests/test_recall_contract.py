@@ -196,6 +196,20 @@ def test_expansion_walks_the_bridge(gql: Any, project: str) -> None:
     assert fix["task"]["goal"] == "Make the CSV export fast again"
     assert fix["task"]["status"] == "resolved" and fix["task"]["steps"] == 2
     assert fix["previous"]["id"] == "s0" and failure["next"]["id"] == "s1"
+    # The neighbouring steps are read only when the document selects them; the rest of
+    # every hit does not depend on it, and a document selecting one of them gets it.
+    bare = gql(RECALL.replace("previous { id step } next { id step }", ""),
+               {"project": project, "query": "export to CSV uses too much memory", "k": 5,
+                "context": context})  # fmt: skip
+    assert "errors" not in bare, bare
+    assert bare["data"]["recall"] == {
+        **result, "hits": [{k: v for k, v in h.items() if k not in ("previous", "next")}
+                           for h in result["hits"]]}  # fmt: skip
+    one = gql("query($p: String!, $q: String!) { recall(project: $p, query: $q) {"
+              " hits { episode { id } ...N } } } fragment N on RecallHit { next { id } }",
+              {"p": project, "q": "export to CSV uses too much memory"})  # fmt: skip
+    assert {h["episode"]["id"]: h["next"] for h in one["data"]["recall"]["hits"]}["s0"] == {
+        "id": "s1"}  # fmt: skip
     assert [e["kind"] for e in failure["errors"]] and failure["errors"][0]["relation"] == "HIT"
     assert any(e["relation"] == "RESOLVED" for e in fix["errors"])
     assert failure["environment"]["runtime"] == "python"

@@ -5,6 +5,7 @@ Both must find the same memories, however few pass the caller's filters."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -72,6 +73,14 @@ async def test_default_filters_return_the_nearest_memories_by_either_path(
         assert len(found) == 3 and all(int(i[1:]) % len(TOPICS) == 0 for i in found), found
 
 
+async def _until(done: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Wait until `done()` holds, or the time is up (a round trip is slow on a busy machine)."""
+    for _ in range(int(seconds / 0.05)):
+        if done():
+            return
+        await asyncio.sleep(0.05)
+
+
 class _Counting(GraphStore):
     """The store, counting the queries it sends."""
 
@@ -94,7 +103,7 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     computed = asyncio.get_running_loop().create_future()
     counting = _Counting(store.driver, store.database)
     asked = asyncio.ensure_future(recall(counting, request, computed))
-    await asyncio.sleep(0.5)
+    await _until(lambda: counting.sent >= 2)
     # The projects' clocks (where the cold tier starts), then the channels that need no
     # vector, asked meanwhile.
     assert counting.sent == 2
@@ -104,3 +113,29 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     assert [h.episode["id"] for h in apart.hits] == [h.episode["id"] for h in together.hits]
     assert [h.channels for h in apart.hits] == [h.channels for h in together.hits]
     assert any("fulltext" in h.channels for h in apart.hits)
+
+
+async def test_a_recall_without_the_steps_answers_the_rest_the_same(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """A caller that shows no neighbouring steps (planContext) is spared their lookups; every
+    other part of each hit is what a caller that shows them gets."""
+    steps = [
+        {"project": project, "id": f"s{n}", "task_id": "t1", "step": n, "outcome": outcome,
+         "summary": f"{TOPICS[0]} (step {n})"}
+        for n, outcome in enumerate(("failure", "failure", "success"))
+    ]  # fmt: skip
+    items = [validate_record(raw, SourceRef("test", n)) for n, raw in enumerate(steps, 1)]
+    assert all(isinstance(i, Parsed) for i in items)
+    await Ingestor(store, embedder).ingest(items)
+    vectors = _vectors(embedder)
+    shown = await recall(store, _request(project, RecallFilters()), vectors)
+    request = RecallRequest(projects=(project,), text=QUESTION, k=3, steps=False)
+    skipped = await recall(store, request, vectors)
+    by_id = {h.episode["id"]: h for h in shown.hits}
+    assert sorted(by_id) == ["s0", "s1", "s2"]
+    assert by_id["s1"].previous["id"] == "s0" and by_id["s1"].next["id"] == "s2"
+    assert all(h.previous is None and h.next is None for h in skipped.hits)
+    for hit in shown.hits:
+        hit.previous = hit.next = None
+    assert [vars(h) for h in skipped.hits] == [vars(h) for h in shown.hits]

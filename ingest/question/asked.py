@@ -61,6 +61,7 @@ class Question:
     # Settings that are no preset (an evaluation trying weights); they beat ``preset``.
     settings: RecallSettings | None = None
     conflicts: bool = True  # look for conflicts among the hits (False: the caller skips them)
+    steps: bool = True  # read each hit's previous and next step (False: the caller skips them)
 
     @property
     def all_projects(self) -> tuple[str, ...]:

@@ -90,6 +90,7 @@ def prepare_question(q: Question) -> PreparedQuestion:
         lexical=without_library_frames(full),
         judge=_Judge(q.environment),
         conflicts=q.conflicts,
+        steps=q.steps,
     )
     return PreparedQuestion(request, tuple(texts), title_at, error_at)
 
