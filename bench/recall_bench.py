@@ -4,6 +4,13 @@ metisgraph runs as `metisgraph serve` (uvicorn) in a subprocess against the benc
 Neo4j; the baseline is ChromaDB with the same MiniLM vectors behind a small uvicorn app
 (bench/chroma_server.py). Each question goes to both, in alternating order, one request at
 a time; latency is the client's wall time for the HTTP request.
+
+Then the throughput phase: 8 clients (threads, each with its own connection) take the
+next question in turn, against one system at a time. Its questions are new to both systems
+(metisgraph remembers question vectors, the baseline embeds every time), and both get the
+same ones: pass 1 metisgraph then ChromaDB on one half, pass 2 ChromaDB then metisgraph on
+the other, so a load that drifts during the run weighs on both alike. It reports requests
+per second, p50/p95 under concurrency, R@5 and the errors.
 """
 
 from __future__ import annotations
@@ -16,8 +23,10 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +46,7 @@ __all__ = ["RecallFigures", "bench_recall", "load_corpus"]
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR_VERSION = "1"
 _WARMUP = 20  # questions asked first and not measured
+CLIENTS = 8  # concurrent clients in the throughput phase (issue 13 asks for 8)
 RECALL = """
 query Recall($project: String!, $query: String!, $error: String) {
   recall(project: $project, query: $query, k: 5, context: {error: $error}) {
@@ -197,6 +207,7 @@ class RecallFigures:
     latency_ratio_p50: float
     latency_ratio_p95: float
     load: dict[str, Any]
+    throughput: dict[str, Any] = field(default_factory=dict)
 
 
 def _ask_metisgraph(
@@ -204,6 +215,7 @@ def _ask_metisgraph(
 ) -> tuple[list[str], dict[str, Any]]:
     variables = {"project": project, "query": q.text, "error": q.error}
     response = client.post(url, json={"query": RECALL, "variables": variables})
+    response.raise_for_status()
     body = response.json()
     if body.get("errors"):
         raise RuntimeError(f"recall failed: {body['errors']}")
@@ -245,7 +257,100 @@ def _stage_means_ms(
 
 def _ask_chroma(client: httpx.Client, url: str, q: Query) -> list[str]:
     text = f"{q.text}\n{q.error}" if q.error else q.text
-    return list(client.post(url, json={"text": text, "k": 5}).json()["ids"])
+    response = client.post(url, json={"text": text, "k": 5})
+    response.raise_for_status()
+    return list(response.json()["ids"])
+
+
+@dataclass
+class ConcurrentFigures:
+    """One system's passes of the throughput phase, added up."""
+
+    latencies_ms: list[float] = field(default_factory=list)  # answered requests only
+    seconds: float = 0.0  # wall time of its passes, first request sent to last answer
+    hits: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> dict[str, Any]:
+        answered = len(self.latencies_ms)
+        out: dict[str, Any] = {
+            "requests": answered + sum(self.errors.values()),
+            "errors": dict(self.errors),
+            "seconds": round(self.seconds, 2),
+            "rps": round(answered / self.seconds, 2) if self.seconds else 0.0,
+        }
+        if answered:
+            out["p50_ms"] = round(statistics.median(self.latencies_ms), 2)
+            out["p95_ms"] = round(percentile(self.latencies_ms, 0.95), 2)
+            out["recall@5"] = round(self.hits / answered, 4)
+        return out
+
+
+Asker = Callable[[httpx.Client, Query], list[str]]
+
+
+def _concurrent_pass(
+    ask: Asker, queries: list[Query], clients: int, figures: ConcurrentFigures
+) -> None:
+    """Every question asked once, by ``clients`` threads taking the next one in turn."""
+    lock = threading.Lock()
+    pending = iter(queries)
+
+    def client_loop() -> None:
+        with httpx.Client(timeout=60) as client:
+            while True:
+                with lock:
+                    q = next(pending, None)
+                if q is None:
+                    return
+                started = time.perf_counter()
+                try:
+                    ids = ask(client, q)
+                except Exception as error:  # counted, not raised: errors are a figure here
+                    kind = type(error).__name__
+                    if isinstance(error, httpx.HTTPStatusError):
+                        kind = f"HTTP {error.response.status_code}"
+                    with lock:
+                        figures.errors[kind] += 1
+                    continue
+                elapsed = (time.perf_counter() - started) * 1000
+                with lock:
+                    figures.latencies_ms.append(elapsed)
+                    figures.hits += any(i in q.relevant for i in ids[:5])
+
+    threads = [threading.Thread(target=client_loop) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    figures.seconds += time.perf_counter() - started
+
+
+def run_throughput(
+    metis_url: str,
+    chroma_url: str,
+    project: str,
+    halves: tuple[list[Query], list[Query]],
+    clients: int = CLIENTS,
+) -> dict[str, Any]:
+    """Requests per second with ``clients`` at once, each system alone: A B on the first half
+    of the questions, B A on the second."""
+    systems: dict[str, tuple[Asker, ConcurrentFigures]] = {
+        "metisgraph": (
+            lambda c, q: _ask_metisgraph(c, metis_url, project, q)[0],
+            ConcurrentFigures(),
+        ),
+        "chroma": (lambda c, q: _ask_chroma(c, chroma_url, q), ConcurrentFigures()),
+    }
+    for name, questions in zip(
+        ("metisgraph", "chroma", "chroma", "metisgraph"), (0, 0, 1, 1), strict=True
+    ):
+        ask, figures = systems[name]
+        _concurrent_pass(ask, halves[questions], clients, figures)
+    m, c = (systems[name][1].summary() for name in ("metisgraph", "chroma"))
+    ratio = round(c["rps"] / m["rps"], 2) if m["rps"] else None
+    return {"clients": clients, "passes": 2, "metisgraph": m, "chroma": c, "rps_ratio": ratio}
 
 
 def run_queries(
@@ -275,6 +380,16 @@ def run_queries(
     return metis, chroma
 
 
+def _throughput_questions(
+    corpus: Corpus, count: int, seen: set[str]
+) -> tuple[list[Query], list[Query]]:
+    """``count`` questions neither system was asked before, in two halves."""
+    more = corpus.queries(count + _WARMUP + count)[count + _WARMUP :]
+    fresh = [q for q in more if q.text not in seen]
+    middle = len(fresh) // 2
+    return fresh[:middle], fresh[middle:]
+
+
 def bench_recall(
     neo4j: BenchNeo4j,
     corpus: Corpus,
@@ -286,12 +401,14 @@ def bench_recall(
 ) -> RecallFigures:
     asked = corpus.queries(queries + _WARMUP)
     asked, warmup = asked[:queries], asked[queries:]
+    halves = _throughput_questions(corpus, queries, {q.text for q in asked + warmup})
     logs.mkdir(parents=True, exist_ok=True)
     with (
         metisgraph_server(neo4j, ports[0], logs / "metisgraph-serve.log") as metis_url,
         chroma_server(chroma_path, "episodes", ports[1], logs / "chroma-serve.log") as chroma_url,
     ):
         metis, chroma = run_queries(metis_url, chroma_url, corpus.project, asked, warmup)
+        throughput = run_throughput(metis_url, chroma_url, corpus.project, halves)
     m, c = metis.summary(len(asked)), chroma.summary(len(asked))
     return RecallFigures(
         size=corpus.size,
@@ -301,4 +418,5 @@ def bench_recall(
         latency_ratio_p50=round(m["p50_ms"] / c["p50_ms"], 2),
         latency_ratio_p95=round(m["p95_ms"] / c["p95_ms"], 2),
         load=load,
+        throughput=throughput,
     )

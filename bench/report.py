@@ -81,6 +81,11 @@ def print_table(results: dict[str, Any]) -> None:
                     ]
                 )
         _table(["episodes", "system", "p50 ms", "p95 ms", "R@5", "ratio p50 / p95"], recall_rows)
+        throughput_rows = _throughput_rows(results)
+        if throughput_rows:
+            print()
+            _table(["episodes", "clients", "system", "req/s", "p50 ms", "p95 ms", "R@5",
+                    "requests", "errors"], throughput_rows)  # fmt: skip
     if results.get("lineage"):
         print()
         _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _lineage_rows(results))
@@ -94,6 +99,21 @@ def print_table(results: dict[str, Any]) -> None:
     if results.get("plan"):
         print()
         _table(["episodes", "call", "p50 ms", "p95 ms", "n", "note"], _plan_rows(results))
+
+
+def _throughput_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for r in results["recall"]:
+        t = r.get("throughput")
+        if not t:
+            continue
+        for name in ("metisgraph", "chroma"):
+            s = t[name]
+            errors = ", ".join(f"{k} {v}" for k, v in s["errors"].items()) or "0"
+            rows.append([f"{r['size']:,}", str(t["clients"]), name, f"{s['rps']:.1f}",
+                         f"{s.get('p50_ms', 0):.1f}", f"{s.get('p95_ms', 0):.1f}",
+                         f"{s.get('recall@5', 0):.3f}", str(s["requests"]), errors])  # fmt: skip
+    return rows
 
 
 def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
