@@ -119,7 +119,8 @@ RETURN collect({
 // name: lineage_regressions
 // mode: read
 // Recurrences after a fix: every sighting in the window later than some fix of the error,
-// with the latest fix before it and the packages of both environments. `total` counts them
+// with the latest fix before it (the last in time, project and id order of those strictly
+// before) and the packages of both environments. `total` counts them
 // all; at most $limit come back, oldest first.
 UNWIND $members AS m
 MATCH (r:Error {project: m.project, key: m.key})
@@ -131,16 +132,19 @@ CALL (r) {
   MATCH (fix:Episode {project: r.project})-[:RESOLVED]->(r)
   RETURN fix
 }
-WITH collect(DISTINCT fix) AS fixes
+// The fixes in time order, and their moments read once: each sighting's latest fix before it
+// is then found among plain values (reading every fix's time again for every sighting took
+// 14 s for an error of 2,425 sightings and 1,730 fixes at 100k episodes, past the timeout).
+WITH DISTINCT fix ORDER BY fix.created_at, fix.project, fix.id
+WITH collect(fix) AS fixes, collect(fix.created_at) AS times
 WHERE size(fixes) > 0
 UNWIND $members AS m
 MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(e:Episode {project: m.project})
 WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
-WITH DISTINCT fixes, e
-WITH e, [f IN fixes WHERE f.created_at < e.created_at] AS before
-WHERE size(before) > 0
-WITH e, reduce(latest = head(before), f IN before |
-       CASE WHEN f.created_at > latest.created_at THEN f ELSE latest END) AS fix
+WITH DISTINCT fixes, times, e
+WITH e, fixes, size([t IN times WHERE t < e.created_at]) AS before
+WHERE before > 0
+WITH e, fixes[before - 1] AS fix
 ORDER BY e.created_at, e.project, e.id
 WITH collect({e: e, fix: fix}) AS recurrences
 WITH size(recurrences) AS total, recurrences[..$limit] AS page

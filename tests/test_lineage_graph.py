@@ -117,6 +117,12 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
     # The regression: May's sighting after the March fix, on other package versions.
     may = next(r for r in result.recurrences if r.episode.id == "shop-report-may-s0")
     assert may.same_project and may.fix.project == story.shop
+    # each recurrence beside the latest fix strictly before it
+    assert {r.episode.id: r.fix.id for r in result.recurrences} == {
+        "billing-totals-s0": "shop-report-march-s5",
+        "billing-totals-s1": "shop-report-march-s5",
+        "shop-report-may-s0": "shop-report-march-s5",
+    }
     changes = {(p.name, p.before, p.after, p.change) for p in may.diff.packages}
     assert changes == {
         ("numpy", "1.24.2", "1.26.4", "changed"),
