@@ -10,8 +10,8 @@ selection. `errors` for each order, first pages and the pages after them; analyt
 per cap (the default and the whole corpus) — it is a report, not an interactive call.
 
 With ``against`` (another checkout's `metisgraph` executable), that server runs beside this
-one on the next port and every lineage is asked of both, alternating which goes first: a
-before/after in one run, under the same load.
+one on the API port + 100 (the next port is often another helper's) and every lineage is
+asked of both, alternating which goes first: a before/after in one run, under the same load.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = ["LINEAGE_CAP", "LineageFigures", "LineageSample", "bench_lineage", "l
 
 _WARMUP = 10
 LINEAGE_CAP = 100  # the target's lineages: at most this many sightings
+_AGAINST_OFFSET = 100  # the other server's port: the API port + 100
 _LARGE_TIMED = 10  # larger lineages timed (of the sample's up to 30)
 LINEAGE = """
 query Lineage($projects: [String!]!, $key: String!) {
@@ -268,7 +269,11 @@ def bench_lineage(
         urls = [servers.enter_context(metisgraph_server(neo4j, port, log))]
         if against is not None:
             other = logs / "metisgraph-lineage-against.log"
-            urls.append(servers.enter_context(metisgraph_server(neo4j, port + 1, other, against)))
+            urls.append(
+                servers.enter_context(
+                    metisgraph_server(neo4j, port + _AGAINST_OFFSET, other, against)
+                )
+            )
         # The larger lineages took seconds each at 100k: ten of them, no warm-up.
         large = sample.large[:_LARGE_TIMED]
         for name, rows in (("lineage", sample.small), ("lineage_large", large)):

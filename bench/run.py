@@ -77,7 +77,8 @@ def _options() -> argparse.Namespace:
         "--against",
         type=Path,
         help="lineage: another checkout's `metisgraph` executable, served beside this one on "
-        "the next API port and asked the same lineages alternately (a before/after in one run)",
+        "the API port + 100 (recall: the next one) and asked the same lineages alternately "
+        "(a before/after in one run)",
     )
     parser.add_argument("--neo4j-port", type=int, default=7690)
     parser.add_argument("--api-port", type=int, default=8790)
