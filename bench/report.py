@@ -137,8 +137,10 @@ def _lineage_rows(results: dict[str, Any]) -> list[list[str]]:
                                  f"{f['p50_ms']:.1f}", f"{f['p95_ms']:.1f}", str(f["n"]),
                                  f"{e['total']} errors"])  # fmt: skip
         for a in r["analytics"]:
+            measured = f"{a['episodes']:,} episodes measured" if "episodes" in a else ""
+            note = f"failed: {a['failed']}" if "failed" in a else measured
             rows.append([size, f"analytics cap {a['cap']:,}", f"{a['seconds'] * 1000:.0f}", "",
-                         "1", f"{a['episodes']:,} episodes measured"])  # fmt: skip
+                         "1", note])  # fmt: skip
     return rows
 
 
