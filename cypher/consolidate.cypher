@@ -32,6 +32,9 @@ RETURN e.id AS id, e.embedding AS embedding, coalesce(e.outcome, 'unknown') AS o
        coalesce(e.kind, 'episode') AS kind, toString(e.created_at) AS created_at,
        (e.consolidated IS NULL OR e.consolidated <> e.content_hash) AS dirty,
        e.duplicate_of AS duplicate_of, e.task_id AS task,
+       // its conflicts and supersessions are written for what it is now (relate_situations)
+       coalesce(e.situated = coalesce(e.content_hash, '') + '|' + coalesce(e.outcome, '') + '|'
+                             + toString(coalesce(e.recallable, false)), false) AS situated,
        [(e)-[:HIT]->(r:Error) | r.key] AS errors,
        [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools,
        head([(p:Pattern)-[:SUMMARIZES]->(e) | p.id]) AS pattern

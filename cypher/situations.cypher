@@ -12,41 +12,52 @@
 // mode: write
 // $per_error bounds the work for an error many episodes share: the most recent others among
 // the first $scan found (an error thousands of episodes hit costs $scan reads, not thousands).
+// Each side is read once: an error's others once for all the episodes of the call that hit
+// it, an episode's environments, tools and code once however many pairs it is in (a batch's
+// episodes share their errors' most recent others: read per pair, they cost ten times more).
+// Each episode is stamped `situated` (graph/situations.py: what maintain need not do again).
 CYPHER replan=skip
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
-WHERE e.outcome IN ['success', 'failure'] AND e.recallable = true
-// The episode's own side, read once (not once per other episode it is compared with).
-WITH e,
-     [(e)-[:IN_ENV]->(a:Environment) | {os: toLower(a.os), runtime: a.runtime}] AS envs_e,
-     [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_e,
-     [(e)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_e,
-     coalesce(e.action_command, '') AS command_e
+SET e.situated = coalesce(e.content_hash, '') + '|' + coalesce(e.outcome, '') + '|'
+                 + toString(coalesce(e.recallable, false))
+WITH e WHERE e.outcome IN ['success', 'failure'] AND e.recallable = true
+WITH e, {envs: [(e)-[:IN_ENV]->(a:Environment) | {os: toLower(a.os), runtime: a.runtime}],
+         tools: [(e)-[:USED_TOOL]->(t:Tool) | t.name],
+         code: [(e)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id],
+         command: coalesce(e.action_command, '')} AS side
 MATCH (e)-[:HIT|RESOLVED]->(r:Error {project: e.project})
-CALL (e, r) {
-  MATCH (r)<-[:HIT|RESOLVED]-(o:Episode {project: e.project})
-  WHERE o <> e AND o.outcome IN ['success', 'failure'] AND o.recallable = true
-    AND coalesce(o.task_id, o.id) <> coalesce(e.task_id, e.id)
-  WITH o LIMIT $scan
-  RETURN o ORDER BY o.created_at DESC LIMIT $per_error
+WITH r, collect(DISTINCT {e: e, side: side}) AS episodes
+CALL (r) {
+  MATCH (r)<-[:HIT|RESOLVED]-(o:Episode {project: r.project})
+  WHERE o.outcome IN ['success', 'failure'] AND o.recallable = true
+  WITH DISTINCT o LIMIT $scan
+  WITH o ORDER BY o.created_at DESC
+  RETURN collect({o: o, task: coalesce(o.task_id, o.id)}) AS others
 }
-WITH e, envs_e, tools_e, code_e, command_e, o, collect(DISTINCT r) AS errors
-WHERE NOT EXISTS {
-  MATCH (o)-[:IN_ENV]->(b:Environment)
-  WHERE any(a IN envs_e WHERE
-        (a.os IS NOT NULL AND b.os IS NOT NULL AND a.os <> toLower(b.os))
-     OR (a.runtime IS NOT NULL AND b.runtime IS NOT NULL AND a.runtime <> b.runtime))
-}
-WITH e, o, errors, tools_e, code_e, command_e,
-     [(o)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_o
-WHERE size(tools_e) = 0 OR size(tools_o) = 0 OR any(t IN tools_e WHERE t IN tools_o)
-WITH e, o, head(errors) AS r, code_e, command_e,
-     coalesce(o.action_command, '') AS command_o,
-     [(o)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_o
+UNWIND episodes AS one
+WITH one.e AS e, one.side AS side, r, coalesce(one.e.task_id, one.e.id) AS task, others
+WITH e, side, r, [x IN others WHERE x.o <> e AND x.task <> task][..$per_error] AS chosen
+UNWIND chosen AS x
+WITH e, side, x.o AS o, collect(DISTINCT r) AS errors
+WITH o, collect({e: e, side: side, errors: errors}) AS pairs
+WITH o, pairs,
+     [(o)-[:IN_ENV]->(b:Environment) | {os: toLower(b.os), runtime: b.runtime}] AS envs_o,
+     [(o)-[:USED_TOOL]->(t:Tool) | t.name] AS tools_o,
+     [(o)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id] AS code_o,
+     coalesce(o.action_command, '') AS command_o
+UNWIND pairs AS pair
+WITH pair.e AS e, pair.side AS side, head(pair.errors) AS r, o, envs_o, tools_o, code_o,
+     command_o
+WHERE NOT any(a IN side.envs WHERE any(b IN envs_o WHERE
+        (a.os IS NOT NULL AND b.os IS NOT NULL AND a.os <> b.os)
+     OR (a.runtime IS NOT NULL AND b.runtime IS NOT NULL AND a.runtime <> b.runtime)))
+  AND (size(side.tools) = 0 OR size(tools_o) = 0 OR any(t IN side.tools WHERE t IN tools_o))
 WITH e, o, r,
-     CASE WHEN command_e <> '' AND command_o <> '' THEN trim(command_e) <> trim(command_o)
-          WHEN size(code_e) > 0 AND size(code_o) > 0
-            THEN NOT any(s IN code_e WHERE s IN code_o)
+     CASE WHEN side.command <> '' AND command_o <> ''
+            THEN trim(side.command) <> trim(command_o)
+          WHEN size(side.code) > 0 AND size(code_o) > 0
+            THEN NOT any(s IN side.code WHERE s IN code_o)
           ELSE null END AS different
 CALL (e, o, r, different) {
   WITH e, o, r, different WHERE e.outcome <> o.outcome

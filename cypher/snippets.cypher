@@ -34,10 +34,12 @@ SET s.recallable = s.review_status <> 'rejected' AND s.retired IS NULL
 // name: link_snippet_episodes
 // mode: write
 // The bridge. Code that ran in an episode that succeeded was verified in its environment.
+// The episode's code is part of its situation: related again (graph/situations.py).
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (s:Snippet {project: row.project, id: row.id})
+SET e.situated = null
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'GENERATED'
   MERGE (e)-[r:GENERATED]->(s)

@@ -222,7 +222,9 @@ CALL (t, final) {
   WITH DISTINCT r, final
   MERGE (final)-[:RESOLVED]->(r)
 }
-SET final.resolution = 'resolves_task'
+// What it resolved is part of its situation: related again (at once when it is in this
+// batch, else by the next maintain run).
+SET final.resolution = 'resolves_task', final.situated = null
 
 // name: link_fixes
 // mode: write

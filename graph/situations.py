@@ -1,7 +1,10 @@
 """Memories of the same situation: opposite outcomes contradict, a newer fix supersedes.
 
-Written at ingest for the episodes of each batch (in its transaction), and for a whole
-project by maintenance; the rules are in cypher/situations.cypher.
+Written at ingest for the episodes of each batch (in its transaction), and by maintenance
+for the episodes whose situations are not written for what they are now: relating stamps an
+episode ``situated`` with its content hash, outcome and recallability, and what changes its
+situation otherwise (a RESOLVED link, code across the bridge) clears the stamp. The rules
+are in cypher/situations.cypher.
 """
 
 from __future__ import annotations
