@@ -40,6 +40,7 @@ UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (s:Snippet {project: row.project, id: row.id})
 SET e.situated = null
+WITH e, s, row
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'GENERATED'
   MERGE (e)-[r:GENERATED]->(s)
