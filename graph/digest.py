@@ -4,7 +4,8 @@ Two stores (or two projects, or a store and an export) have the same digest when
 the same nodes — by kind and key — with the same properties, and the same relationships
 between them. Ignored: the project's name (and what is made from it: the full-text token
 `scope`, and the content hash of an episode, which hashes its properties with that token,
-with `consolidated`, the hash maintain last saw), every timestamp (a time a node was written
+with `consolidated`, the hash maintain last saw, and `situated`, the one its conflicts were
+written for), every timestamp (a time a node was written
 differs between stores), vectors (compare them apart if needed), internal ids. An
 order-independent sum of one SHA-256 per node and edge, so a large graph is digested as it
 streams.
@@ -29,7 +30,8 @@ __all__ = ["GraphDigest", "digest_export", "digest_project", "graph_digest"]
 # The content hash carries nothing else the digest keeps: the properties it hashes are
 # compared one by one, and the model name and stated time it adds are ignored here too.
 IGNORED = (
-    frozenset({"project", "scope", "content_hash", "consolidated", "_types"}) | VECTOR_PROPERTIES
+    frozenset({"project", "scope", "content_hash", "consolidated", "situated", "_types"})
+    | VECTOR_PROPERTIES
 )
 _MODULUS = 1 << 256
 _VERSION = "g2"  # g1 kept the content hash: the same records in two projects never matched
