@@ -34,26 +34,28 @@ SET s.recallable = s.review_status <> 'rejected' AND s.retired IS NULL
 // name: link_snippet_episodes
 // mode: write
 // The bridge. Code that ran in an episode that succeeded was verified in its environment.
-// The episode's code is part of its situation: related again (graph/situations.py).
+// The episode's code is part of its situation: a new link clears its `situated` stamp, so it
+// is related again (graph/situations.py); a link written again changes nothing.
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (s:Snippet {project: row.project, id: row.id})
-SET e.situated = null
-WITH e, s, row
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'GENERATED'
   MERGE (e)-[r:GENERATED]->(s)
+  ON CREATE SET e.situated = null
   SET r.outcome = row.outcome
 }
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'USED'
   MERGE (e)-[r:USED]->(s)
+  ON CREATE SET e.situated = null
   SET r.outcome = row.outcome
 }
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'MODIFIED'
   MERGE (e)-[r:MODIFIED]->(s)
+  ON CREATE SET e.situated = null
   SET r.outcome = row.outcome
 }
 CALL (e, s, row) {

@@ -220,11 +220,13 @@ CALL (t, episodes, final) {
 CALL (t, final) {
   MATCH (t)-[:HAS_EPISODE]->(:Episode {project: t.project})-[:HIT]->(r:Error {project: t.project})
   WITH DISTINCT r, final
+  // What it resolved is part of its situation: a new link clears its `situated` stamp, so
+  // it is related again (at once when it is in this batch, else by the next maintain run).
+  // The same task written again links nothing new and leaves the stamp.
   MERGE (final)-[:RESOLVED]->(r)
+  ON CREATE SET final.situated = null
 }
-// What it resolved is part of its situation: related again (at once when it is in this
-// batch, else by the next maintain run).
-SET final.resolution = 'resolves_task', final.situated = null
+SET final.resolution = 'resolves_task'
 
 // name: link_fixes
 // mode: write
