@@ -13,13 +13,13 @@ import hashlib
 import statistics
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bench.corpus import Corpus
+from bench.corpus import Corpus, Task
 from metisgraph.graph.cypher import Query
 from metisgraph.graph.store import GraphStore, Transaction
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
@@ -106,13 +106,15 @@ class GivenEmbedder(Embedder):
         return out
 
 
-def parsed_items(corpus: Corpus) -> list[Parsed]:
+def parsed_items(corpus: Corpus, tasks: Iterable[Task] | None = None) -> list[Parsed]:
+    """The corpus's records validated (or only those of these tasks of it)."""
     ref = SourceRef("bench")
     items = []
-    for record in corpus.records():
-        parsed = validate_record(record, ref)
-        assert isinstance(parsed, Parsed), parsed
-        items.append(parsed)
+    for task in corpus.tasks() if tasks is None else tasks:
+        for record in task.records:
+            parsed = validate_record(record, ref)
+            assert isinstance(parsed, Parsed), parsed
+            items.append(parsed)
     return items
 
 

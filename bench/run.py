@@ -37,7 +37,7 @@ from bench.explore_bench import bench_explore, browser_missing  # noqa: E402
 from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
 from bench.lineage_bench import LineageSample, bench_lineage, lineage_sample  # noqa: E402
-from bench.maintain_bench import bench_maintain  # noqa: E402
+from bench.maintain_bench import NewEpisodes, bench_maintain  # noqa: E402
 from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
     bench_recall,
@@ -66,6 +66,12 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--ingest-episodes", type=int, default=1000)
     parser.add_argument("--write-episodes", type=int, default=10000)
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument(
+        "--maintain-new",
+        type=int,
+        default=1000,
+        help="maintain: episodes that arrive after the two runs, before a third (0: none)",
+    )
     parser.add_argument(
         "--vectors",
         choices=("model", "given"),
@@ -133,19 +139,21 @@ async def _load(options: argparse.Namespace, size: int, neo4j: Any) -> tuple[Cor
     return corpus, {**load, "chroma": str(chroma), "signature": signature}
 
 
+def _embedder(options: argparse.Namespace) -> tuple[Embedder, str]:
+    """The corpus's vectors: the real model (cached) or given ones; and the model's name."""
+    if options.vectors == "model":
+        base = Embedder()
+        cache = EmbeddingCache(cache_dir(CACHE, base.settings.model, options.seed))
+        return CachedEmbedder(cache, settings=base.settings), base.settings.model
+    return GivenEmbedder(), "given"
+
+
 async def _corpus(
     options: argparse.Namespace, size: int, neo4j: Any
 ) -> tuple[Corpus, dict[str, Any], str]:
     """The corpus of this size loaded in its database (reused when it is there already)."""
     corpus = Corpus(options.seed, size, project=f"bench-s{options.seed}-n{size}")
-    if options.vectors == "model":
-        base = Embedder()
-        model = base.settings.model
-        cache = EmbeddingCache(cache_dir(CACHE, model, options.seed))
-        embedder: Embedder = CachedEmbedder(cache, settings=base.settings)
-    else:
-        model = "given"
-        embedder = GivenEmbedder()
+    embedder, model = _embedder(options)
     signature = corpus_signature(options.seed, size, model, options.vectors)
     async with graph_store(neo4j, 384) as store:
         started = time.perf_counter()
@@ -206,7 +214,8 @@ def _maintain_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
         corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
     print(f"maintain corpus {size}: {load}", flush=True)
-    figures = bench_maintain(home, options.neo4j_port, options.heap, options.pagecache, corpus)
+    new = NewEpisodes(options.maintain_new, _embedder(options)[0], options.batch_size)
+    figures = bench_maintain(home, options.neo4j_port, options.heap, options.pagecache, corpus, new)
     return {**asdict(figures), "load": load}
 
 
