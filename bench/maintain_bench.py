@@ -67,7 +67,9 @@ async def _maintain(store: GraphStore, project: str) -> dict[str, Any]:
     started = time.perf_counter()
     report = await consolidate(store, project, settings, reconcile=relate_situations)
     seconds = time.perf_counter() - started
-    return {**report.as_dict(), "wall_s": round(seconds, 2)}  # seconds: the stages
+    figures = {**report.as_dict(), "wall_s": round(seconds, 2)}  # seconds: the stages
+    print(f"maintain {project}: {figures}", flush=True)  # the digest after it takes minutes
+    return figures
 
 
 def _following(corpus: Corpus, count: int) -> Corpus:
