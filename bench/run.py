@@ -73,6 +73,11 @@ def _options() -> argparse.Namespace:
         help="maintain: episodes that arrive after the two runs, before a third (0: none)",
     )
     parser.add_argument(
+        "--maintain-no-digest",
+        action="store_true",
+        help="maintain: skip the graph digests that check the second run changed nothing",
+    )
+    parser.add_argument(
         "--vectors",
         choices=("model", "given"),
         default="model",
@@ -215,7 +220,15 @@ def _maintain_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
         corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
     print(f"maintain corpus {size}: {load}", flush=True)
     new = NewEpisodes(options.maintain_new, _embedder(options)[0], options.batch_size)
-    figures = bench_maintain(home, options.neo4j_port, options.heap, options.pagecache, corpus, new)
+    figures = bench_maintain(
+        home,
+        options.neo4j_port,
+        options.heap,
+        options.pagecache,
+        corpus,
+        new,
+        digest=not options.maintain_no_digest,
+    )
     return {**asdict(figures), "load": load}
 
 
