@@ -112,7 +112,7 @@ async def _one_set(services: Any, root: Path, name: str) -> dict[str, Any]:
         result["patterns_top5"][label] = report.patterns_top5
         result["all"][label] = report.as_json()
     if name == "bugdup-hadoop":
-        memories, vectors, _ = await _read(services.store, projects[0])
+        memories, vectors = await _read(services.store, projects[0])
         thresholds = [0.85, 0.9, 0.93, 0.95, 0.97, 0.99]
         result["duplicates"] = _duplicate_quality(
             projects[0], memories, vectors, queries, thresholds

@@ -4,12 +4,18 @@
 
 // name: maintain_pending
 // mode: read
-// What a run has to do: dirty episodes, and patterns whose members were forgotten since.
+// What a run has to do: dirty episodes, patterns whose members were forgotten since, and
+// episodes whose situations are not written for what they are now (a RESOLVED link or code
+// across the bridge that came later cleared their `situated` stamp).
 RETURN COUNT { MATCH (e:Episode {project: $project})
                WHERE e.embedding IS NOT NULL
                  AND (e.consolidated IS NULL OR e.consolidated <> e.content_hash) } AS dirty,
        COUNT { MATCH (p:Pattern {project: $project})
-               WHERE p.episodes <> COUNT { (p)-[:SUMMARIZES]->() } } AS shrunk
+               WHERE p.episodes <> COUNT { (p)-[:SUMMARIZES]->() } } AS shrunk,
+       COUNT { MATCH (e:Episode {project: $project})
+               WHERE NOT coalesce(e.situated = coalesce(e.content_hash, '') + '|'
+                                  + coalesce(e.outcome, '') + '|'
+                                  + toString(coalesce(e.recallable, false)), false) } AS unsituated
 
 // name: maintain_projects
 // mode: read
@@ -20,7 +26,20 @@ WHERE EXISTS { MATCH (e:Episode {project: p.name})
                  AND (e.consolidated IS NULL OR e.consolidated <> e.content_hash) }
    OR EXISTS { MATCH (q:Pattern {project: p.name})
                WHERE q.episodes <> COUNT { (q)-[:SUMMARIZES]->() } }
+   OR EXISTS { MATCH (e:Episode {project: p.name})
+               WHERE NOT coalesce(e.situated = coalesce(e.content_hash, '') + '|'
+                                  + coalesce(e.outcome, '') + '|'
+                                  + toString(coalesce(e.recallable, false)), false) }
 RETURN p.name AS project ORDER BY project
+
+// name: maintain_unsituated
+// mode: read
+// The episodes whose conflicts and supersessions are not written for what they are now: new
+// or changed ones, and those a later RESOLVED link or code across the bridge unstamped.
+MATCH (e:Episode {project: $project})
+WHERE NOT coalesce(e.situated = coalesce(e.content_hash, '') + '|' + coalesce(e.outcome, '')
+                   + '|' + toString(coalesce(e.recallable, false)), false)
+RETURN e.id AS id ORDER BY id
 
 // name: maintain_episodes
 // mode: read
@@ -32,9 +51,6 @@ RETURN e.id AS id, e.embedding AS embedding, coalesce(e.outcome, 'unknown') AS o
        coalesce(e.kind, 'episode') AS kind, toString(e.created_at) AS created_at,
        (e.consolidated IS NULL OR e.consolidated <> e.content_hash) AS dirty,
        e.duplicate_of AS duplicate_of, e.task_id AS task,
-       // its conflicts and supersessions are written for what it is now (relate_situations)
-       coalesce(e.situated = coalesce(e.content_hash, '') + '|' + coalesce(e.outcome, '') + '|'
-                             + toString(coalesce(e.recallable, false)), false) AS situated,
        [(e)-[:HIT]->(r:Error) | r.key] AS errors,
        [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools,
        head([(p:Pattern)-[:SUMMARIZES]->(e) | p.id]) AS pattern

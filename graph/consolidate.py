@@ -35,10 +35,11 @@ __all__ = [
 _PAGE = 5000
 _WRITE_ROWS = 2000
 
-# Called with the project and the ids of the episodes this run saw as new or changed and
-# whose situations are not written for their present state (stamped `situated` by
-# relate_situations): a hook for what else maintain keeps in order (conflicts and
-# supersession, issue 10 item 4).
+# Called with the project and the ids of the episodes whose situations are not written for
+# their present state (stamped `situated` by relate_situations): new or changed ones, and
+# those a later RESOLVED link or code across the bridge unstamped, though their content did
+# not change. A hook for what else maintain keeps in order (conflicts and supersession,
+# issue 10 item 4).
 Reconcile = Callable[[GraphStore, str, list[str]], Awaitable[Any]]
 
 
@@ -47,6 +48,7 @@ class MaintainReport:
     project: str
     episodes: int = 0  # embedded episodes read
     dirty: int = 0  # new or changed since the last run
+    unsituated: int = 0  # episodes whose conflicts and supersessions were written again
     compared: int = 0  # candidate pairs scored
     duplicates: int = 0  # episodes merged into a canonical one this run
     patterns: int = 0  # patterns created or updated
@@ -64,12 +66,10 @@ async def projects_to_maintain(store: GraphStore) -> list[str]:
     return [r["project"] for r in await store.run("maintain_projects")]
 
 
-async def _read(store: GraphStore, project: str) -> tuple[list[Memory], np.ndarray, set[str]]:
-    """The project's embedded episodes, their unit vectors, and the ids of those whose
-    situations are written for what they are now."""
+async def _read(store: GraphStore, project: str) -> tuple[list[Memory], np.ndarray]:
+    """The project's embedded episodes and their unit vectors."""
     memories: list[Memory] = []
     vectors: list[list[float]] = []
-    situated: set[str] = set()
     after = ""
     while True:
         rows = await store.run("maintain_episodes", project=project, after=after, page=_PAGE)
@@ -89,14 +89,12 @@ async def _read(store: GraphStore, project: str) -> tuple[list[Memory], np.ndarr
                 )
             )
             vectors.append(row["embedding"])
-            if row["situated"]:
-                situated.add(row["id"])
         if len(rows) < _PAGE:
             break
         after = rows[-1]["id"]
     matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return memories, matrix / np.where(norms == 0, 1.0, norms), situated
+    return memories, matrix / np.where(norms == 0, 1.0, norms)
 
 
 def _chunks(items: Sequence[Any], size: int = _WRITE_ROWS) -> list[Sequence[Any]]:
@@ -186,7 +184,7 @@ async def consolidate(
     started = time.perf_counter()
     pending = (await store.run("maintain_pending", project=project))[0]
     if pending["dirty"]:
-        memories, vectors, situated = await _read(store, project)
+        memories, vectors = await _read(store, project)
         report.seconds["read"] = time.perf_counter() - started
         report.episodes, report.dirty = len(memories), sum(m.dirty for m in memories)
         step = time.perf_counter()
@@ -199,11 +197,13 @@ async def consolidate(
         report.seconds["write"] = time.perf_counter() - step
         report.compared, report.duplicates = plan.compared, len(plan.duplicates)
         report.patterns, report.dissolved = len(plan.patterns), len(set(plan.dissolved))
-        if reconcile is not None:
-            step = time.perf_counter()
-            unsituated = [m.id for m in memories if m.dirty and m.id not in situated]
-            await reconcile(store, project, unsituated)
-            report.seconds["reconcile"] = time.perf_counter() - step
+    if reconcile is not None and (pending["dirty"] or pending["unsituated"]):
+        # After the write: merging a duplicate changes what its situation stamp covers.
+        step = time.perf_counter()
+        unsituated = await store.run("maintain_unsituated", project=project)
+        report.unsituated = len(unsituated)
+        await reconcile(store, project, [r["id"] for r in unsituated])
+        report.seconds["reconcile"] = time.perf_counter() - step
     if pending["shrunk"]:
         stored = await store.run("maintain_stored_patterns", project=project)
         shrunk = [r["id"] for r in stored if r["shrunk"]]

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from metisgraph.graph import consolidate, relate_situations
+
 RECORD = """
 mutation($inputs: [EpisodeInput!]!) {
   recordEpisodes(inputs: $inputs) { refused results { id status errors { field message } } }
@@ -94,3 +96,25 @@ def test_recall_shows_the_newer_fix_first_and_says_so(gql: Any, situations: str)
     recorded = [c for c in body["data"]["recall"]["conflicts"]
                 if {c["a"]["id"], c["b"]["id"]} == {"pin", "try"}]  # fmt: skip
     assert recorded and recorded[0]["reason"].startswith("recorded as contradicting: the same")
+
+
+@pytest.mark.anyio
+async def test_maintain_relates_an_episode_a_later_link_unstamped(
+    gql: Any, store: Any, situations: str
+) -> None:
+    await consolidate(store, situations, reconcile=relate_situations)
+    links = await _links(store, situations)
+    # What a RESOLVED link or code across the bridge written later does (memorize_resolution,
+    # link_snippet_episodes): the episode's stamp is cleared, its content is unchanged, so
+    # consolidation does not see it as dirty. Its links are dropped here to see them written.
+    await store.run_text(
+        """MATCH (e:Episode {project: $p, id: 'try'}) SET e.situated = null
+           WITH e MATCH (e)-[r:CONTRADICTS]-() DELETE r""",
+        {"p": situations},
+    )
+    assert await _links(store, situations) != links
+    report = await consolidate(store, situations, reconcile=relate_situations)
+    assert report.dirty == 0 and report.unsituated == 1
+    assert await _links(store, situations) == links
+    again = await consolidate(store, situations, reconcile=relate_situations)
+    assert again.unsituated == 0 and "reconcile" not in again.seconds
