@@ -165,10 +165,13 @@ def _explore_rows(results: dict[str, Any]) -> list[list[str]]:
 def _maintain_rows(results: dict[str, Any]) -> list[list[str]]:
     rows = []
     for r in results["maintain"]:
-        for name, run in zip(("first", "second (incremental)"), r["runs"], strict=False):
+        names = ("first", "second (incremental)", "after new episodes")
+        for name, run in zip(names, r["runs"], strict=False):
             note = f"dirty {run['dirty']}, dissolved {run['dissolved']}, retired {run['retired']}"
-            if name != "first":
+            if name == "second (incremental)":
                 note += f"; graph digest unchanged: {r['same_digest']}"
+            if "after" in run:
+                note += f"; {run['after']['written']} new episodes ingested first"
             rows.append([f"{r['size']:,}", name, f"{run['wall_s']:.1f}", str(run["episodes"]),
                          str(run["compared"]), str(run["duplicates"]), str(run["patterns"]),
                          note])  # fmt: skip
