@@ -4,18 +4,13 @@
 
 // name: maintain_pending
 // mode: read
-// What a run has to do: dirty episodes, patterns whose members were forgotten since, and
-// episodes whose situations are not written for what they are now (a RESOLVED link or code
-// across the bridge that came later cleared their `situated` stamp).
+// What a run has to do: dirty episodes, and patterns whose members were forgotten since
+// (the episodes to relate again are listed by maintain_unsituated itself).
 RETURN COUNT { MATCH (e:Episode {project: $project})
                WHERE e.embedding IS NOT NULL
                  AND (e.consolidated IS NULL OR e.consolidated <> e.content_hash) } AS dirty,
        COUNT { MATCH (p:Pattern {project: $project})
-               WHERE p.episodes <> COUNT { (p)-[:SUMMARIZES]->() } } AS shrunk,
-       COUNT { MATCH (e:Episode {project: $project})
-               WHERE NOT coalesce(e.situated = coalesce(e.content_hash, '') + '|'
-                                  + coalesce(e.outcome, '') + '|'
-                                  + toString(coalesce(e.recallable, false)), false) } AS unsituated
+               WHERE p.episodes <> COUNT { (p)-[:SUMMARIZES]->() } } AS shrunk
 
 // name: maintain_projects
 // mode: read

@@ -197,13 +197,14 @@ async def consolidate(
         report.seconds["write"] = time.perf_counter() - step
         report.compared, report.duplicates = plan.compared, len(plan.duplicates)
         report.patterns, report.dissolved = len(plan.patterns), len(set(plan.dissolved))
-    if reconcile is not None and (pending["dirty"] or pending["unsituated"]):
+    if reconcile is not None:
         # After the write: merging a duplicate changes what its situation stamp covers.
         step = time.perf_counter()
-        unsituated = await store.run("maintain_unsituated", project=project)
-        report.unsituated = len(unsituated)
-        await reconcile(store, project, [r["id"] for r in unsituated])
-        report.seconds["reconcile"] = time.perf_counter() - step
+        unsituated = [r["id"] for r in await store.run("maintain_unsituated", project=project)]
+        if unsituated:
+            report.unsituated = len(unsituated)
+            await reconcile(store, project, unsituated)
+            report.seconds["reconcile"] = time.perf_counter() - step
     if pending["shrunk"]:
         stored = await store.run("maintain_stored_patterns", project=project)
         shrunk = [r["id"] for r in stored if r["shrunk"]]
