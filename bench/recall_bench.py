@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import math
 import os
 import signal
@@ -46,6 +47,11 @@ __all__ = ["RecallFigures", "bench_recall", "load_corpus"]
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR_VERSION = "1"
 _WARMUP = 20  # questions asked first and not measured
+# How many warm-up asks, cycling through those 20 (the measured and throughput questions stay
+# the same whatever the number). Neo4j's JIT needs thousands of queries to reach its steady
+# state on this machine (a trivial read took 3.2 ms of wall time in the first 2,000, 1.0 ms
+# after 10,000), so a short warm-up measures a JVM no long-running service is: `--warmup`.
+WARMUP = 20
 CLIENTS = 8  # concurrent clients in the throughput phase (issue 13 asks for 8)
 RECALL = """
 query Recall($project: String!, $query: String!, $error: String) {
@@ -157,6 +163,26 @@ def metisgraph_server(
 
 
 @contextlib.contextmanager
+def floor_server(neo4j: BenchNeo4j, project: str, port: int, log: Path) -> Iterator[str]:
+    """bench/neo4j_vector_server.py: one vector search in the same Neo4j (the floor)."""
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "neo4j_vector_server.py"),
+        "--uri",
+        neo4j.uri,
+        "--password",
+        neo4j.password,
+        "--project",
+        project,
+        "--port",
+        str(port),
+    ]
+    base = f"http://127.0.0.1:{port}"
+    with _server(cmd, dict(os.environ), f"{base}/readyz", log):
+        yield f"{base}/query"
+
+
+@contextlib.contextmanager
 def chroma_server(path: Path, collection: str, port: int, log: Path) -> Iterator[str]:
     cmd = [
         sys.executable,
@@ -207,7 +233,13 @@ class RecallFigures:
     latency_ratio_p50: float
     latency_ratio_p95: float
     load: dict[str, Any]
+    warmup: int = WARMUP
     throughput: dict[str, Any] = field(default_factory=dict)
+    # One vector search in the same Neo4j, asked in the same rotation: the floor of any
+    # answer from this store, and its ratio to ChromaDB.
+    neo4j_vector: dict[str, Any] = field(default_factory=dict)
+    floor_ratio_p50: float | None = None
+    floor_ratio_p95: float | None = None
 
 
 def _ask_metisgraph(
@@ -353,18 +385,30 @@ def run_throughput(
     return {"clients": clients, "passes": 2, "metisgraph": m, "chroma": c, "rps_ratio": ratio}
 
 
+_ORDERS = (("m", "c", "f"), ("c", "f", "m"), ("f", "m", "c"), ("m", "f", "c"), ("c", "m", "f"))
+_ORDERS += (("f", "c", "m"),)  # every system first, second and third equally often
+
+
 def run_queries(
-    metis_url: str, chroma_url: str, project: str, queries: list[Query], warmup: list[Query]
-) -> tuple[SystemFigures, SystemFigures]:
-    """Warm up on questions that are not measured (metisgraph remembers question vectors)."""
-    metis, chroma = SystemFigures(), SystemFigures()
+    metis_url: str,
+    chroma_url: str,
+    project: str,
+    queries: list[Query],
+    warmup: list[Query],
+    floor_url: str | None = None,
+) -> tuple[SystemFigures, SystemFigures, SystemFigures]:
+    """Warm up on questions that are not measured (metisgraph remembers question vectors).
+    Each question goes to every system, the order rotating through all permutations."""
+    metis, chroma, floor = SystemFigures(), SystemFigures(), SystemFigures()
     with httpx.Client(timeout=60) as client:
         for q in warmup:
             _ask_metisgraph(client, metis_url, project, q)
             _ask_chroma(client, chroma_url, q)
+            if floor_url:
+                _ask_chroma(client, floor_url, q)
         stages = _stage_seconds(client, metis_url)
         for number, q in enumerate(queries):
-            order = ("m", "c") if number % 2 == 0 else ("c", "m")
+            order = _ORDERS[number % len(_ORDERS)]
             for system in order:
                 started = time.perf_counter()
                 if system == "m":
@@ -372,12 +416,16 @@ def run_queries(
                     metis.latencies_ms.append((time.perf_counter() - started) * 1000)
                     metis.hits += any(i in q.relevant for i in ids[:5])
                     metis.abstained += bool(result["abstained"])
-                else:
+                elif system == "c":
                     ids = _ask_chroma(client, chroma_url, q)
                     chroma.latencies_ms.append((time.perf_counter() - started) * 1000)
                     chroma.hits += any(i in q.relevant for i in ids[:5])
+                elif floor_url:
+                    ids = _ask_chroma(client, floor_url, q)  # the same request shape
+                    floor.latencies_ms.append((time.perf_counter() - started) * 1000)
+                    floor.hits += any(i in q.relevant for i in ids[:5])
         metis.server_ms = _stage_means_ms(stages, _stage_seconds(client, metis_url))
-    return metis, chroma
+    return metis, chroma, floor
 
 
 def _throughput_questions(
@@ -395,21 +443,26 @@ def bench_recall(
     corpus: Corpus,
     chroma_path: Path,
     queries: int,
-    ports: tuple[int, int],
+    ports: tuple[int, int, int],
     logs: Path,
     load: dict[str, Any],
+    warmup_questions: int = WARMUP,
 ) -> RecallFigures:
     asked = corpus.queries(queries + _WARMUP)
     asked, warmup = asked[:queries], asked[queries:]
     halves = _throughput_questions(corpus, queries, {q.text for q in asked + warmup})
+    warmup = list(itertools.islice(itertools.cycle(warmup), max(warmup_questions, len(warmup))))
     logs.mkdir(parents=True, exist_ok=True)
     with (
         metisgraph_server(neo4j, ports[0], logs / "metisgraph-serve.log") as metis_url,
         chroma_server(chroma_path, "episodes", ports[1], logs / "chroma-serve.log") as chroma_url,
+        floor_server(neo4j, corpus.project, ports[2], logs / "floor-serve.log") as floor_url,
     ):
-        metis, chroma = run_queries(metis_url, chroma_url, corpus.project, asked, warmup)
+        metis, chroma, floor = run_queries(
+            metis_url, chroma_url, corpus.project, asked, warmup, floor_url
+        )
         throughput = run_throughput(metis_url, chroma_url, corpus.project, halves)
-    m, c = metis.summary(len(asked)), chroma.summary(len(asked))
+    m, c, f = (s.summary(len(asked)) for s in (metis, chroma, floor))
     return RecallFigures(
         size=corpus.size,
         queries=len(asked),
@@ -418,5 +471,9 @@ def bench_recall(
         latency_ratio_p50=round(m["p50_ms"] / c["p50_ms"], 2),
         latency_ratio_p95=round(m["p95_ms"] / c["p95_ms"], 2),
         load=load,
+        warmup=warmup_questions,
         throughput=throughput,
+        neo4j_vector=f,
+        floor_ratio_p50=round(f["p50_ms"] / c["p50_ms"], 2),
+        floor_ratio_p95=round(f["p95_ms"] / c["p95_ms"], 2),
     )

@@ -66,8 +66,15 @@ def print_table(results: dict[str, Any]) -> None:
         print()
         recall_rows = []
         for r in results["recall"]:
-            for name in ("metisgraph", "chroma"):
-                s = r[name]
+            ratios = {
+                "metisgraph": (r["latency_ratio_p50"], r["latency_ratio_p95"]),
+                "neo4j_vector": (r.get("floor_ratio_p50"), r.get("floor_ratio_p95")),
+            }
+            for name in ("metisgraph", "chroma", "neo4j_vector"):
+                s = r.get(name)
+                if not s:  # results from before the floor was measured
+                    continue
+                p50, p95 = ratios.get(name, (None, None))
                 recall_rows.append(
                     [
                         f"{r['size']:,}",
@@ -75,9 +82,7 @@ def print_table(results: dict[str, Any]) -> None:
                         f"{s['p50_ms']:.1f}",
                         f"{s['p95_ms']:.1f}",
                         f"{s['recall@5']:.3f}",
-                        f"{r['latency_ratio_p50']:.2f} / {r['latency_ratio_p95']:.2f}"
-                        if name == "metisgraph"
-                        else "",
+                        f"{p50:.2f} / {p95:.2f}" if p50 is not None else "",
                     ]
                 )
         _table(["episodes", "system", "p50 ms", "p95 ms", "R@5", "ratio p50 / p95"], recall_rows)

@@ -32,7 +32,12 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import graph_store, running_neo4j  # noqa: E402
-from bench.embedcache import CachedEmbedder, EmbeddingCache, cache_dir  # noqa: E402
+from bench.embedcache import (  # noqa: E402
+    CachedEmbedder,
+    DerivedEmbedder,
+    EmbeddingCache,
+    cache_dir,
+)
 from bench.explore_bench import bench_explore, browser_missing  # noqa: E402
 from bench.extract_bench import bench_extract  # noqa: E402
 from bench.ingest_bench import GivenEmbedder, bench_graph_writes, bench_ingest  # noqa: E402
@@ -40,6 +45,7 @@ from bench.lineage_bench import LineageSample, bench_lineage, lineage_sample  # 
 from bench.maintain_bench import NewEpisodes, bench_maintain  # noqa: E402
 from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
+    WARMUP,
     bench_recall,
     build_chroma,
     corpus_signature,
@@ -79,10 +85,12 @@ def _options() -> argparse.Namespace:
     )
     parser.add_argument(
         "--vectors",
-        choices=("model", "given"),
+        choices=("model", "given", "derived"),
         default="model",
-        help="recall corpus vectors: the real model (cached) or given random ones "
-        "(latency only: R@5 is then meaningless)",
+        help="recall corpus vectors: the real model (cached), given random ones, or derived: "
+        "the cached real vectors where they exist and real ones plus noise for the rest "
+        "(fill the 10k cache first: bench/precompute.py --size 10000); given and derived "
+        "measure latency only (R@5 is then not a quality figure)",
     )
     parser.add_argument(
         "--against",
@@ -90,6 +98,13 @@ def _options() -> argparse.Namespace:
         help="lineage: another checkout's `metisgraph` executable, served beside this one on "
         "the API port + 100 (recall: the next one) and asked the same lineages alternately "
         "(a before/after in one run)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=WARMUP,
+        help="recall: questions asked of every system first and not measured (Neo4j's JIT "
+        "reaches its steady state after thousands of queries)",
     )
     parser.add_argument("--neo4j-port", type=int, default=7690)
     parser.add_argument("--api-port", type=int, default=8790)
@@ -150,6 +165,9 @@ def _embedder(options: argparse.Namespace) -> tuple[Embedder, str]:
         base = Embedder()
         cache = EmbeddingCache(cache_dir(CACHE, base.settings.model, options.seed))
         return CachedEmbedder(cache, settings=base.settings), base.settings.model
+    if options.vectors == "derived":
+        cache = EmbeddingCache(cache_dir(CACHE, Embedder().settings.model, options.seed))
+        return DerivedEmbedder(cache), "derived"
     return GivenEmbedder(), "given"
 
 
@@ -163,6 +181,8 @@ async def _corpus(
     async with graph_store(neo4j, 384) as store:
         started = time.perf_counter()
         load = await load_corpus(store, embedder, corpus, signature, options.batch_size)
+        if isinstance(embedder, DerivedEmbedder):
+            load["derived_texts"] = embedder.derived
         if isinstance(embedder, CachedEmbedder):
             embedder.cache.flush()
             load["embedded_now"] = embedder.computed
@@ -251,9 +271,10 @@ def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
             corpus,
             Path(load["chroma"]),
             options.queries,
-            (options.api_port, options.api_port + 1),
+            (options.api_port, options.api_port + 1, options.api_port + 2),
             RESULTS / "logs",
             load,
+            options.warmup,
         )
     return asdict(figures)
 
