@@ -199,6 +199,21 @@ def chroma_server(path: Path, collection: str, port: int, log: Path) -> Iterator
         yield f"{base}/query"
 
 
+def rss_mb(port: int) -> float | None:
+    """Resident memory (MB) of the process listening on ``port`` on loopback (from /proc)."""
+    try:
+        out = subprocess.run(
+            ["ss", "-ltnp", f"sport = :{port}"], capture_output=True, text=True, check=False
+        ).stdout
+        pid = int(out.split("pid=")[1].split(",")[0])
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (IndexError, ValueError, OSError):
+        return None
+    return None
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
@@ -240,6 +255,7 @@ class RecallFigures:
     neo4j_vector: dict[str, Any] = field(default_factory=dict)
     floor_ratio_p50: float | None = None
     floor_ratio_p95: float | None = None
+    rss_mb: dict[str, float | None] = field(default_factory=dict)  # after the throughput phase
 
 
 def _ask_metisgraph(
@@ -462,6 +478,8 @@ def bench_recall(
             metis_url, chroma_url, corpus.project, asked, warmup, floor_url
         )
         throughput = run_throughput(metis_url, chroma_url, corpus.project, halves)
+        memory = {"metisgraph_api": rss_mb(ports[0]), "chroma_api": rss_mb(ports[1])}
+        memory["neo4j"] = rss_mb(int(neo4j.uri.rsplit(":", 1)[1]))
     m, c, f = (s.summary(len(asked)) for s in (metis, chroma, floor))
     return RecallFigures(
         size=corpus.size,
@@ -476,4 +494,5 @@ def bench_recall(
         neo4j_vector=f,
         floor_ratio_p50=round(f["p50_ms"] / c["p50_ms"], 2),
         floor_ratio_p95=round(f["p95_ms"] / c["p95_ms"], 2),
+        rss_mb=memory,
     )

@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np  # noqa: E402
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import BenchNeo4j, graph_store, running_neo4j  # noqa: E402
 from bench.embedcache import EmbeddingCache, cache_dir  # noqa: E402
-from bench.recall_bench import chroma_server, floor_server, percentile  # noqa: E402
+from bench.recall_bench import chroma_server, floor_server, percentile, rss_mb  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 
@@ -109,21 +108,6 @@ def load_chroma(path: Path, pool: np.ndarray, size: int) -> float:
             ids=[f"e{start + j:07d}" for j in range(len(block))], embeddings=block.tolist()
         )
     return time.perf_counter() - started
-
-
-def rss_mb(port: int) -> float | None:
-    """Resident memory of the process listening on ``port`` (from /proc)."""
-    try:
-        out = subprocess.run(
-            ["ss", "-ltnp", f"sport = :{port}"], capture_output=True, text=True, check=False
-        ).stdout
-        pid = int(out.split("pid=")[1].split(",")[0])
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except (IndexError, ValueError, OSError):
-        return None
-    return None
 
 
 def du_mb(path: Path) -> float:
