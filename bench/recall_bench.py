@@ -163,40 +163,28 @@ def metisgraph_server(
 
 
 @contextlib.contextmanager
-def floor_server(neo4j: BenchNeo4j, project: str, port: int, log: Path) -> Iterator[str]:
+def _query_server(script: str, options: list[str], port: int, log: Path) -> Iterator[str]:
+    """One of bench/'s small uvicorn apps answering POST /query with {"ids": [...]}."""
+    cmd = [sys.executable, str(ROOT / "bench" / script), *options, "--port", str(port)]
+    base = f"http://127.0.0.1:{port}"
+    with _server(cmd, dict(os.environ), f"{base}/readyz", log):
+        yield f"{base}/query"
+
+
+def floor_server(
+    neo4j: BenchNeo4j, project: str, port: int, log: Path
+) -> contextlib.AbstractContextManager[str]:
     """bench/neo4j_vector_server.py: one vector search in the same Neo4j (the floor)."""
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "neo4j_vector_server.py"),
-        "--uri",
-        neo4j.uri,
-        "--password",
-        neo4j.password,
-        "--project",
-        project,
-        "--port",
-        str(port),
-    ]
-    base = f"http://127.0.0.1:{port}"
-    with _server(cmd, dict(os.environ), f"{base}/readyz", log):
-        yield f"{base}/query"
+    options = ["--uri", neo4j.uri, "--password", neo4j.password, "--project", project]
+    return _query_server("neo4j_vector_server.py", options, port, log)
 
 
-@contextlib.contextmanager
-def chroma_server(path: Path, collection: str, port: int, log: Path) -> Iterator[str]:
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "chroma_server.py"),
-        "--path",
-        str(path),
-        "--collection",
-        collection,
-        "--port",
-        str(port),
-    ]
-    base = f"http://127.0.0.1:{port}"
-    with _server(cmd, dict(os.environ), f"{base}/readyz", log):
-        yield f"{base}/query"
+def chroma_server(
+    path: Path, collection: str, port: int, log: Path
+) -> contextlib.AbstractContextManager[str]:
+    """bench/chroma_server.py: the flat vector-store baseline."""
+    options = ["--path", str(path), "--collection", collection]
+    return _query_server("chroma_server.py", options, port, log)
 
 
 def rss_mb(port: int) -> float | None:
