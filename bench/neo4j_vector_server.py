@@ -33,19 +33,6 @@ from metisgraph.graph.store import GraphStore, open_driver  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 
-# The same in-index filter as recall's vector channel, without its optional filters.
-NEAREST = """
-CYPHER 25
-MATCH (e:Episode)
-  SEARCH e IN (
-    VECTOR INDEX episode_embedding
-    FOR $vector
-    WHERE e.project = $project AND e.recallable = true
-    LIMIT $k
-  ) SCORE AS score
-RETURN e.id AS id ORDER BY score DESC
-"""
-
 
 def build_app(uri: str, password: str, project: str) -> Starlette:
     embedder = Embedder()
@@ -69,15 +56,16 @@ def build_app(uri: str, password: str, project: str) -> Starlette:
     async def query(request: Request) -> JSONResponse:
         body = await request.json()
         vector = await anyio.to_thread.run_sync(embed, str(body["text"]), limiter=limiter)
-        rows = await state["store"].run_text(
-            NEAREST,
-            {"vector": Vector(vector), "project": project, "k": int(body.get("k", 5))},
-            read=True,
+        rows = await state["store"].run(
+            "bench_nearest_episodes",
+            vector=Vector(vector),
+            project=project,
+            k=int(body.get("k", 5)),
         )
         return JSONResponse({"ids": [r["id"] for r in rows]})
 
     async def ready(request: Request) -> JSONResponse:
-        await state["store"].run_text("RETURN 1 AS one", read=True)
+        await state["store"].run("bench_corpus_signature", project=project)
         return JSONResponse({"ready": True})
 
     return Starlette(

@@ -48,14 +48,6 @@ PROJECT = "bench-store"
 NOISE = 0.6  # as DerivedEmbedder: cosine ~0.86 to the real vector a derived one starts from
 BATCH = 2_000
 
-INSERT = """
-UNWIND $rows AS row
-CREATE (e:Episode {project: $project, id: row.id, recallable: true, kind: 'step',
-                   outcome: 'success', review_status: 'accepted', confidence: 0.5})
-SET e.embedding = row.vector
-"""
-COUNT = "MATCH (e:Episode {project: $project}) RETURN count(e) AS n"
-
 
 def vectors(pool: np.ndarray, start: int, stop: int) -> np.ndarray:
     """Episode ``start``..``stop``'s vectors: the pool's own first, then derived ones."""
@@ -73,7 +65,7 @@ def vectors(pool: np.ndarray, start: int, stop: int) -> np.ndarray:
 
 async def load_neo4j(neo4j: BenchNeo4j, pool: np.ndarray, size: int) -> float:
     async with graph_store(neo4j, pool.shape[1]) as store:
-        have = (await store.run_text(COUNT, {"project": PROJECT}, read=True))[0]["n"]
+        have = (await store.run("bench_store_count", project=PROJECT))[0]["n"]
         if have == size:
             return 0.0
         if have:
@@ -83,11 +75,11 @@ async def load_neo4j(neo4j: BenchNeo4j, pool: np.ndarray, size: int) -> float:
             block = vectors(pool, start, min(size, start + BATCH))
             rows = [{"id": f"e{start + j:07d}", "vector": Vector(v.tolist())}
                     for j, v in enumerate(block)]  # fmt: skip
-            await store.run_text(INSERT, {"rows": rows, "project": PROJECT})
+            await store.run("bench_store_episodes", rows=rows, project=PROJECT)
             if start % 100_000 == 0:
                 print(f"  neo4j {start:,} / {size:,}", flush=True)
         # Await the index: a search before population ends would measure a partial index.
-        await store.run_text("CALL db.awaitIndexes(3600)")
+        await store.run("await_indexes", timeout=3600)
         return time.perf_counter() - started
 
 

@@ -35,3 +35,32 @@ ORDER BY key
 UNWIND $members AS m
 MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(e:Episode {project: m.project})
 RETURN count(e) AS sightings
+
+// name: bench_nearest_episodes
+// mode: read
+// The floor of a Neo4j answer (bench/neo4j_vector_server.py): the k nearest recallable
+// episodes of one project in one vector search, with the in-index filter recall's vector
+// channel uses and nothing else.
+CYPHER 25
+MATCH (e:Episode)
+  SEARCH e IN (
+    VECTOR INDEX episode_embedding
+    FOR $vector
+    WHERE e.project = $project AND e.recallable = true
+    LIMIT $k
+  ) SCORE AS score
+RETURN e.id AS id
+ORDER BY score DESC
+
+// name: bench_store_episodes
+// mode: write
+// bench/store_scale.py: episodes with only what recall's vector channel reads and filters on.
+UNWIND $rows AS row
+CREATE (e:Episode {project: $project, id: row.id, recallable: true, kind: 'step',
+                   outcome: 'success', review_status: 'accepted', confidence: 0.5})
+SET e.embedding = row.vector
+
+// name: bench_store_count
+// mode: read
+MATCH (e:Episode {project: $project})
+RETURN count(e) AS n

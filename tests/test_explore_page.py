@@ -210,10 +210,18 @@ def _texts(browser: Any, selector: str) -> list[str]:
     return [e.text for e in browser.find_elements(By.CSS_SELECTOR, selector)]
 
 
-def _attrs(browser: Any, selector: str, attr: str) -> list[str]:
-    from selenium.webdriver.common.by import By
+# Read in one script, as WebElement.get_attribute would (the property when the element has
+# one: href, value; else the attribute): element by element, a redraw between finding the
+# elements and reading them made the test fail with a stale element under load.
+_READ_ATTRS = """
+const name = arguments[1];
+return Array.from(document.querySelectorAll(arguments[0]),
+                  e => (name in e ? String(e[name]) : e.getAttribute(name)));
+"""
 
-    return [e.get_attribute(attr) for e in browser.find_elements(By.CSS_SELECTOR, selector)]
+
+def _attrs(browser: Any, selector: str, attr: str) -> list[str]:
+    return list(browser.execute_script(_READ_ATTRS, selector, attr))
 
 
 def _ids(hrefs: list[str]) -> list[str]:
