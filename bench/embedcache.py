@@ -23,7 +23,7 @@ from metisgraph.ingest.embeddings import Embedder
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CachedEmbedder", "DerivedEmbedder", "EmbeddingCache", "cache_dir"]
+__all__ = ["CachedEmbedder", "DerivedEmbedder", "EmbeddingCache", "cache_dir", "derived_vector"]
 
 _CHUNK = 4096
 
@@ -108,6 +108,15 @@ class CachedEmbedder(Embedder):
         return np.stack([self.cache.get(t) for t in texts]).astype(np.float32)  # type: ignore[misc]
 
 
+def derived_vector(pool: NDArray[np.float32], seed: int, noise: float) -> NDArray[np.float32]:
+    """A real vector of ``pool`` chosen by ``seed``, plus Gaussian noise of norm ``noise``,
+    renormalised (cosine to its source ~1 / sqrt(1 + noise²)). Deterministic per seed."""
+    rng = np.random.default_rng(seed)
+    gauss = rng.standard_normal(pool.shape[1])
+    row = pool[seed % len(pool)] + noise * gauss / np.linalg.norm(gauss)
+    return np.asarray(row / np.linalg.norm(row), dtype=np.float32)
+
+
 class DerivedEmbedder(Embedder):
     """Real vectors where the cache has them, real ones plus noise for every other text.
 
@@ -146,9 +155,6 @@ class DerivedEmbedder(Embedder):
                 out[i] = real
                 continue
             seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest())
-            rng = np.random.default_rng(seed)
-            noise = rng.standard_normal(self.dimension)
-            row = self.pool[seed % len(self.pool)] + self.noise * noise / np.linalg.norm(noise)
-            out[i] = row / np.linalg.norm(row)
+            out[i] = derived_vector(self.pool, seed, self.noise)
             self.derived += 1
         return out

@@ -51,7 +51,7 @@ _WARMUP = 20  # questions asked first and not measured
 # the same whatever the number). Neo4j's JIT needs thousands of queries to reach its steady
 # state on this machine (a trivial read took 3.2 ms of wall time in the first 2,000, 1.0 ms
 # after 10,000), so a short warm-up measures a JVM no long-running service is: `--warmup`.
-WARMUP = 20
+WARMUP_ASKS = 20
 CLIENTS = 8  # concurrent clients in the throughput phase (issue 13 asks for 8)
 RECALL = """
 query Recall($project: String!, $query: String!, $error: String) {
@@ -236,7 +236,7 @@ class RecallFigures:
     latency_ratio_p50: float
     latency_ratio_p95: float
     load: dict[str, Any]
-    warmup: int = WARMUP
+    warmup: int = WARMUP_ASKS
     throughput: dict[str, Any] = field(default_factory=dict)
     # One vector search in the same Neo4j, asked in the same rotation: the floor of any
     # answer from this store, and its ratio to ChromaDB.
@@ -291,7 +291,8 @@ def _stage_means_ms(
     return out
 
 
-def _ask_chroma(client: httpx.Client, url: str, q: Query) -> list[str]:
+def _ask_ids(client: httpx.Client, url: str, q: Query) -> list[str]:
+    """One question to a /query server (ChromaDB or the Neo4j floor): the ids it returns."""
     text = f"{q.text}\n{q.error}" if q.error else q.text
     response = client.post(url, json={"text": text, "k": 5})
     response.raise_for_status()
@@ -377,7 +378,7 @@ def run_throughput(
             lambda c, q: _ask_metisgraph(c, metis_url, project, q)[0],
             ConcurrentFigures(),
         ),
-        "chroma": (lambda c, q: _ask_chroma(c, chroma_url, q), ConcurrentFigures()),
+        "chroma": (lambda c, q: _ask_ids(c, chroma_url, q), ConcurrentFigures()),
     }
     for name, questions in zip(
         ("metisgraph", "chroma", "chroma", "metisgraph"), (0, 0, 1, 1), strict=True
@@ -399,7 +400,7 @@ def run_queries(
     project: str,
     queries: list[Query],
     warmup: list[Query],
-    floor_url: str | None = None,
+    floor_url: str,
 ) -> tuple[SystemFigures, SystemFigures, SystemFigures]:
     """Warm up on questions that are not measured (metisgraph remembers question vectors).
     Each question goes to every system, the order rotating through all permutations."""
@@ -407,9 +408,8 @@ def run_queries(
     with httpx.Client(timeout=60) as client:
         for q in warmup:
             _ask_metisgraph(client, metis_url, project, q)
-            _ask_chroma(client, chroma_url, q)
-            if floor_url:
-                _ask_chroma(client, floor_url, q)
+            _ask_ids(client, chroma_url, q)
+            _ask_ids(client, floor_url, q)
         stages = _stage_seconds(client, metis_url)
         for number, q in enumerate(queries):
             order = _ORDERS[number % len(_ORDERS)]
@@ -421,11 +421,11 @@ def run_queries(
                     metis.hits += any(i in q.relevant for i in ids[:5])
                     metis.abstained += bool(result["abstained"])
                 elif system == "c":
-                    ids = _ask_chroma(client, chroma_url, q)
+                    ids = _ask_ids(client, chroma_url, q)
                     chroma.latencies_ms.append((time.perf_counter() - started) * 1000)
                     chroma.hits += any(i in q.relevant for i in ids[:5])
-                elif floor_url:
-                    ids = _ask_chroma(client, floor_url, q)  # the same request shape
+                else:
+                    ids = _ask_ids(client, floor_url, q)
                     floor.latencies_ms.append((time.perf_counter() - started) * 1000)
                     floor.hits += any(i in q.relevant for i in ids[:5])
         metis.server_ms = _stage_means_ms(stages, _stage_seconds(client, metis_url))
@@ -450,7 +450,7 @@ def bench_recall(
     ports: tuple[int, int, int],
     logs: Path,
     load: dict[str, Any],
-    warmup_questions: int = WARMUP,
+    warmup_questions: int = WARMUP_ASKS,
 ) -> RecallFigures:
     asked = corpus.queries(queries + _WARMUP)
     asked, warmup = asked[:queries], asked[queries:]

@@ -45,7 +45,7 @@ from bench.lineage_bench import LineageSample, bench_lineage, lineage_sample  # 
 from bench.maintain_bench import NewEpisodes, bench_maintain  # noqa: E402
 from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
-    WARMUP,
+    WARMUP_ASKS,
     bench_recall,
     build_chroma,
     corpus_signature,
@@ -102,7 +102,7 @@ def _options() -> argparse.Namespace:
     parser.add_argument(
         "--warmup",
         type=int,
-        default=WARMUP,
+        default=WARMUP_ASKS,
         help="recall: questions asked of every system first and not measured (Neo4j's JIT "
         "reaches its steady state after thousands of queries)",
     )

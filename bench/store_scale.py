@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import BenchNeo4j, graph_store, running_neo4j  # noqa: E402
-from bench.embedcache import EmbeddingCache, cache_dir  # noqa: E402
+from bench.embedcache import EmbeddingCache, cache_dir, derived_vector  # noqa: E402
 from bench.recall_bench import chroma_server, floor_server, percentile, rss_mb  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
@@ -56,10 +56,7 @@ def vectors(pool: np.ndarray, start: int, stop: int) -> np.ndarray:
         if i < len(pool):
             out[row] = pool[i]
             continue
-        rng = np.random.default_rng(i)
-        noise = rng.standard_normal(pool.shape[1])
-        v = pool[int(rng.integers(len(pool)))] + NOISE * noise / np.linalg.norm(noise)
-        out[row] = v / np.linalg.norm(v)
+        out[row] = derived_vector(pool, i, NOISE)
     return out
 
 
