@@ -3,8 +3,8 @@
 The names below are the public face; the modules behind them are free to change.
 """
 
-from metisgraph.api.app import create_app
-from metisgraph.api.recall_service import answer
+from metisgraph.api.graphql.recall_service import answer
+from metisgraph.api.http.app import create_app
 from metisgraph.api.services import Services, prepare_services
 from metisgraph.api.settings import ApiSettings, Settings, load_settings
 from metisgraph.ingest.question import Question

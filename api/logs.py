@@ -1,9 +1,9 @@
 """Logs as one JSON object a line, each with the id of the request it belongs to.
 
-What a line may hold is decided where it is written: the access log (``api/observed.py``)
+What a line may hold is decided where it is written: the access log (``api/http/observed.py``)
 writes the method, the route without its query string, the status, the time taken and the
 operation's root fields, never a variable, a header or a body. Internal errors are logged
-by type and frames, without their message (``api/errors.py``).
+by type and frames, without their message (``api/graphql/errors.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``REQUIRED`` names the scope every root field of the schema needs, on every project it
 touches. Resolvers that record, review, forget or ask check it through ``Context.require``
 (a field missing from the table is refused for everyone); the browsing reads check read
-through metisgraph.api.tenancy. tests/test_keys.py fails on a root field not in the table.
+through metisgraph.api.graphql.tenancy. tests/test_keys.py fails on a root field not in the table.
 """
 
 from __future__ import annotations

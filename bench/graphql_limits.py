@@ -103,7 +103,7 @@ def _served() -> Iterator[tuple[str, dict[str, str]]]:
     """The app served on loopback in this process, ready; its URL and headers."""
     import uvicorn
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
     from metisgraph.api.settings import load_settings
 
     settings = load_settings()

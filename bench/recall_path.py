@@ -38,8 +38,8 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 
 import metisgraph.api  # noqa: E402
 from metisgraph.api.auth import Caller  # noqa: E402
-from metisgraph.api.context import Context  # noqa: E402
-from metisgraph.api.schema import build_schema  # noqa: E402
+from metisgraph.api.graphql.context import Context  # noqa: E402
+from metisgraph.api.graphql.schema import build_schema  # noqa: E402
 from metisgraph.api.services import Services, open_services  # noqa: E402
 
 MARKER = "zebrafish"

@@ -1,7 +1,7 @@
 """The database's constraints and indexes (cypher/schema.cypher): applied idempotently at
 start-up, rebuilt where their definition changed, awaited until online.
 
-(api/schema.py is the GraphQL schema; this is the graph's.)"""
+(api/graphql/schema.py is the GraphQL schema; this is the graph's.)"""
 
 from __future__ import annotations
 

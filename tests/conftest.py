@@ -186,7 +186,7 @@ def client(app_settings: Any, embedder: Any) -> Iterator[Any]:
     """The real app (real Neo4j, real model) through Starlette's TestClient."""
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     app = create_app(app_settings, embedder=embedder, wait_ready=True)
     with TestClient(app, base_url="http://127.0.0.1") as test_client:  # an allowed Host
@@ -246,7 +246,7 @@ def serve() -> Any:
 @pytest.fixture(scope="session")
 def api_url(app_settings: Any, embedder: Any) -> Iterator[str]:
     """The real app (real Neo4j, real model) served over HTTP on a free loopback port."""
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     app = create_app(app_settings, embedder=embedder, wait_ready=True)
     with _ServerThread(app) as url:

@@ -140,7 +140,7 @@ def _client_with(app_settings: Any, embedder: Any, **api: Any) -> Any:
     """The real app with some API settings changed, started (close it with ``with``)."""
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     settings = app_settings.model_copy(deep=True)
     for name, value in api.items():
@@ -238,7 +238,7 @@ DEEP = """query($project: String!) {
 def test_limits_hold_for_documents_seen_before() -> None:
     import anyio
 
-    from metisgraph.api.schema import build_schema
+    from metisgraph.api.graphql.schema import build_schema
     from metisgraph.api.settings import ApiSettings
 
     schema = build_schema(ApiSettings(max_query_depth=3, max_aliases=3, max_query_tokens=60))

@@ -9,13 +9,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from metisgraph.api import cli_errors, cli_eval
+from metisgraph.api.cli import errors as cli_errors
+from metisgraph.api.cli import eval as cli_eval
 from metisgraph.ingest.errors.signatures import line_signature, signature_key
 
 
 @pytest.fixture(scope="module")
 def cli() -> typer.Typer:
-    """The two sub-apps mounted as api/cli.py mounts them."""
+    """The two sub-apps mounted as api/cli/main.py mounts them."""
     root = typer.Typer()
     root.add_typer(cli_errors.app, name="errors")
     root.add_typer(cli_eval.app, name="eval")

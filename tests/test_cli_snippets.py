@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from metisgraph.api.cli_snippets import app
+from metisgraph.api.cli.snippets import app
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 PASSWORD = "Sup3r-S3cret!"

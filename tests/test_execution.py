@@ -1,4 +1,4 @@
-"""The fast path for plain fields (api/execution.py) answers exactly as graphql-core does.
+"""The fast path for plain fields (api/graphql/execution.py) answers exactly as graphql-core does.
 
 Each document runs on two schemas built from the same types: strawberry's own execution
 context and ours. The data, and every error's message, path and locations, must be equal,
@@ -19,7 +19,7 @@ import strawberry
 from graphql import GraphQLResolveInfo
 from strawberry.extensions import SchemaExtension
 
-from metisgraph.api.execution import PlainFieldsExecutionContext, plain_field
+from metisgraph.api.graphql.execution import PlainFieldsExecutionContext, plain_field
 
 
 @strawberry.enum

@@ -121,7 +121,7 @@ def site(browser: Any, app_settings: Any, neo4j_settings: Any, embedder: Any) ->
     import uvicorn
     from pydantic import SecretStr
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
     from metisgraph.graph import apply_schema
     from metisgraph.graph.store import GraphStore, driver_from_settings
     from metisgraph.ingest.errors import extract_errors

@@ -11,7 +11,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from metisgraph.api.explorer import explorer_routes
+from metisgraph.api.http.explorer import explorer_routes
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from graphql import parse, specified_rules, validate
 
-EXPLORER = Path(__file__).parent.parent / "api" / "explorer" / "explore.js"
+EXPLORER = Path(__file__).parent.parent / "api" / "http" / "explorer" / "explore.js"
 
 
 def _post(client: Any, document: str) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def _sdk_documents() -> dict[str, str]:
 
 
 def test_what_our_clients_send_passes_the_default_limits() -> None:
-    from metisgraph.api.schema import build_schema, limit_rules
+    from metisgraph.api.graphql.schema import build_schema, limit_rules
     from metisgraph.api.settings import ApiSettings
 
     settings = ApiSettings()

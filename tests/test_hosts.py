@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from metisgraph.api.hosts import host_allowed, host_name
+from metisgraph.api.http.hosts import host_allowed, host_name
 from metisgraph.api.settings import ApiSettings
 
 FORGET = "mutation($p: String!) { forgetProject(project: $p, confirm: $p) { deleted } }"

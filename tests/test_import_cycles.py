@@ -85,9 +85,9 @@ def test_no_import_circles() -> None:
 def test_circles_are_found_however_they_are_held() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert circles(graph) == [["a", "b", "c"]]
-    lazy = ast.parse('Kind = Annotated["K", strawberry.lazy("metisgraph.api.schema")]')
-    assert {t for n in ast.walk(lazy) for t in _targets(n, {"metisgraph.api.schema"})} == {
-        "metisgraph.api.schema"
+    lazy = ast.parse('Kind = Annotated["K", strawberry.lazy("metisgraph.api.graphql.schema")]')
+    assert {t for n in ast.walk(lazy) for t in _targets(n, {"metisgraph.api.graphql.schema"})} == {
+        "metisgraph.api.graphql.schema"
     }
     inside = ast.parse("def f():\n    from metisgraph.api import cli, Services\n")
     modules = {"metisgraph.api", "metisgraph.api.cli"}

@@ -339,7 +339,7 @@ def walk(neo4j_settings: Any, app_settings: Any, embedder: Any) -> Iterator[Walk
     from pydantic import SecretStr
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     name = f"walk{uuid.uuid4().hex[:8]}"
     story = Story(shop=f"{name}-a", billing=f"{name}-b")
@@ -394,7 +394,7 @@ def _b_state(w: Walk) -> Any:
 
 
 def test_every_field_and_every_naming_argument_has_a_case(app_settings: Any) -> None:
-    from metisgraph.api.schema import build_schema
+    from metisgraph.api.graphql.schema import build_schema
 
     naming = _naming_arguments(str(build_schema(app_settings.api)))
     assert set(naming) == set(CASES), "a root field without an isolation case (or a stale one)"

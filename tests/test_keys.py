@@ -85,7 +85,7 @@ def _episode(project: str) -> dict[str, Any]:
 def keys(neo4j_settings: Any, app_settings: Any, embedder: Any) -> Iterator[Keys]:
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     settings = app_settings.model_copy(deep=True)
     settings.api.require_token = True
@@ -105,7 +105,7 @@ def keys(neo4j_settings: Any, app_settings: Any, embedder: Any) -> Iterator[Keys
 
 
 def test_every_root_field_needs_a_named_scope(app_settings: Any) -> None:
-    from metisgraph.api.schema import build_schema
+    from metisgraph.api.graphql.schema import build_schema
     from metisgraph.api.scopes import REQUIRED
 
     schema = parse_sdl(str(build_schema(app_settings.api)))
@@ -196,7 +196,7 @@ def test_rates_and_quotas_answer_429_with_retry_after(keys: Keys) -> None:
 def test_a_rate_below_one_a_second_paces_requests() -> None:
     """0.5 a second is one request every 2 s, not a refusal of every request."""
     from metisgraph.api.auth import Caller
-    from metisgraph.api.ratelimit import RateLimiter
+    from metisgraph.api.http.ratelimit import RateLimiter
 
     now = [0.0]
     limiter = RateLimiter(clock=lambda: now[0])
@@ -223,7 +223,7 @@ def test_keys_and_the_trail_stay_out_of_the_project_graph(keys: Keys) -> None:
 
 
 def test_introspection_only_in_dev(app_settings: Any) -> None:
-    from metisgraph.api.schema import build_schema
+    from metisgraph.api.graphql.schema import build_schema
 
     served = build_schema(app_settings.api)
     assert served.execute_sync("{ __schema { queryType { name } } }").errors
@@ -233,7 +233,7 @@ def test_introspection_only_in_dev(app_settings: Any) -> None:
 
 
 def test_off_loopback_a_token_is_required(app_settings: Any) -> None:
-    from metisgraph.api.app import _tokens
+    from metisgraph.api.http.app import _tokens
 
     settings = app_settings.model_copy(deep=True)
     settings.api.host = "10.0.0.5"

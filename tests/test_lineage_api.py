@@ -53,7 +53,7 @@ def api(app_settings: Any, embedder: Any, story: Story) -> Iterator[Any]:
     from pydantic import SecretStr
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     settings = app_settings.model_copy(deep=True)
     settings.api.api_tokens = SecretStr(

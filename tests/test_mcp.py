@@ -124,7 +124,7 @@ async def test_token_scopes_apply_to_mcp_tools(
 ) -> None:
     """Stored keys (api/keys.py): a read-only key recalls but may not record, over both
     transports; a key of another project is refused; no token is a 401."""
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
     from metisgraph.api.keys import create_key
 
     settings = app_settings.model_copy(deep=True)

@@ -14,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.types import Receive, Scope, Send
 
-from metisgraph.api.limits import ConcurrencyLimit
+from metisgraph.api.http.limits import ConcurrencyLimit
 from metisgraph.api.logs import JsonFormatter
 
 RECORD = """
@@ -195,7 +195,7 @@ def test_a_write_stops_retrying_neo4j_at_the_api_bound(
     from neo4j.exceptions import ServiceUnavailable
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     assert app_settings.neo4j.retry_s == 30.0 and app_settings.api.neo4j_retry_s == 5.0
     settings = app_settings.model_copy(deep=True)
@@ -220,7 +220,7 @@ def test_neo4j_away_is_a_clear_503_with_retry_after(
     driver's own errors arise): the caller gets 503, Retry-After and a message naming it."""
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
     from metisgraph.graph import open_driver
 
     app = create_app(app_settings, embedder=embedder, wait_ready=True)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from tokenizers import Tokenizer
 
-from metisgraph.api.plan_prompt import BudgetTooSmall, Memory, PlanTask, fit, render
-from metisgraph.api.prompt_tokens import prompt_tokenizer
+from metisgraph.api.graphql.plan_prompt import BudgetTooSmall, Memory, PlanTask, fit, render
+from metisgraph.api.graphql.prompt_tokens import prompt_tokenizer
 
 PLAN = """
 query($project: String!, $task: PlanTaskInput!, $k: Int!, $budget: Int!, $verified: Boolean!) {

@@ -34,7 +34,7 @@ def _message(body: dict[str, Any]) -> str:
 def test_a_call_over_the_record_limit_is_refused_whole(
     gql: Any, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from metisgraph.api import record_types
+    from metisgraph.api.graphql import record_types
 
     too_many = gql(RECORD_MANY, {"is": _episodes(project, record_types.MAX_RECORDS_PER_CALL + 1)})
     assert "inputs: at most 1,000 records a call, got 1,001" in _message(too_many)
@@ -77,7 +77,7 @@ def test_the_server_answers_while_a_question_is_prepared(
 ) -> None:
     """The question's preparation (sanitizing, parsing) is held until /healthz has answered:
     on the event loop, /healthz could not answer and the hold would time out."""
-    from metisgraph.api import recall_service
+    from metisgraph.api.graphql import recall_service
 
     prepare = recall_service.prepare_question
     preparing, answered = threading.Event(), threading.Event()

@@ -13,7 +13,7 @@ import typer
 from neo4j import GraphDatabase
 from typer.testing import CliRunner, Result
 
-from metisgraph.api import cli_eval
+from metisgraph.api.cli import eval as cli_eval
 from metisgraph.api.eval.retrieval import metrics
 from metisgraph.graph.settings import Neo4jSettings
 

@@ -14,7 +14,7 @@ import pytest
 from neo4j import AsyncNeo4jDriver
 from starlette.testclient import TestClient
 
-from metisgraph.api.app import create_app
+from metisgraph.api.http.app import create_app
 from metisgraph.graph.settings import Neo4jSettings
 
 RECORD = "mutation($input: EpisodeInput!) { recordEpisode(input: $input) { id status } }"

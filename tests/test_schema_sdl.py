@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from metisgraph.api.sdl import (
+from metisgraph.api.graphql.sdl import (
     BREAKING_FILE,
     SCHEMA_FILE,
     accepted_changes,

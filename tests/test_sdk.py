@@ -298,8 +298,8 @@ def _refused(status: int, message: str, code: str | None, wait: str = "0") -> ht
 
 
 def test_which_503_repeats_a_request_that_is_not_repeatable() -> None:
-    """The service's own answers, as api/limits.py and api/errors.py write them: BUSY ran
-    nothing (any request is sent again); UNAVAILABLE may have run it (a request that is not
+    """The service's own answers, as api/http/limits.py and api/graphql/errors.py write them:
+    BUSY ran nothing (any request is sent again); UNAVAILABLE may have run it (a request that is not
     safe to repeat is not sent again; one that is, after the stated wait)."""
     stats = {"memoryId": "ep-1", "kind": "episode", "uses": 1, "successes": 1,
              "failures": 0, "successRate": 1.0}  # fmt: skip

@@ -9,8 +9,8 @@ from typing import Any
 
 import uvicorn
 
-from metisgraph.api.cli import serve_options
-from metisgraph.api.errors import RETRY_AFTER_S
+from metisgraph.api.cli.main import serve_options
+from metisgraph.api.graphql.errors import RETRY_AFTER_S
 from metisgraph.api.settings import ApiSettings
 
 REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

@@ -302,7 +302,7 @@ def token_client(app_settings: Any, embedder: Any) -> Any:
     from pydantic import SecretStr
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     settings = app_settings.model_copy(deep=True)
     settings.api.api_tokens = SecretStr("alpha-token-0123456789=team-a")

@@ -35,7 +35,7 @@ class FlakyEmbedder:
 def test_readiness_comes_back_without_a_restart(app_settings: Any, embedder: Any) -> None:
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
 
     settings = app_settings.model_copy(deep=True)
     settings.api.warm_up_retry_s = 0.05
@@ -54,7 +54,7 @@ def _client_on(scratch_neo4j: Any, app_settings: Any, embedder: Any, retry_s: fl
     """A TestClient of the app on the scratch Neo4j, started in the background."""
     from starlette.testclient import TestClient
 
-    from metisgraph.api.app import create_app
+    from metisgraph.api.http.app import create_app
     from metisgraph.graph.settings import Neo4jSettings
 
     settings = app_settings.model_copy(deep=True)

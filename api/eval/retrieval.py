@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metisgraph.api.recall_service import answer
+from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.services import Services
 from metisgraph.graph import (
     DEFAULT_MEMORY_TYPES,

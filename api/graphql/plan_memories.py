@@ -1,0 +1,245 @@
+"""Recalled experience as planning memories: what to follow, what to avoid, lessons seen
+across tasks, code to reuse, warnings about the caller's environment, and memories that
+disagree — ranked, best first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from metisgraph.api.graphql.plan_prompt import Memory
+from metisgraph.graph import Hit, PatternHit, RecallOutcome, SnippetHit
+from metisgraph.ingest.code import Verdict
+
+__all__ = ["memories_from"]
+
+_KIND = {"success": "success", "failure": "failure"}  # partial, unknown: experience
+_RISKY = ("high", "critical")
+_TEMPLATE_LINES = 60  # a longer template is shown by its head; its id fetches it whole
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _environment(row: dict[str, Any] | None) -> str | None:
+    if not row:
+        return None
+    runtime = " ".join(str(v) for v in (row.get("runtime"), row.get("runtime_version")) if v)
+    parts = [row.get("os"), row.get("arch"), runtime]
+    packages = [f"{p['name']} {p.get('version') or ''}".strip() for p in row.get("packages") or []]
+    return ", ".join(str(p) for p in [*parts, *packages[:5]] if p) or None
+
+
+def _conditions(hit: Hit) -> str | None:
+    errors = [e.get("template") or e.get("key") for e in hit.errors if e.get("relation") == "HIT"]
+    parts = [f"error {e}" for e in errors[:2] if e]
+    where = _environment(hit.environment)
+    if where:
+        parts.append(f"environment {where}")
+    tags = hit.episode.get("tags") or []
+    if tags:
+        parts.append("tags " + ", ".join(tags[:5]))
+    return "; ".join(parts) or None
+
+
+def _why_hit(hit: Hit, rank: int, total: int) -> str:
+    channels = sorted(hit.contributions.items(), key=lambda kv: -kv[1])[:3]
+    matched = ", ".join(f"{name} {hit.channels.get(name, 0.0):.2f}" for name, _ in channels)
+    trust = [f"{k} ×{v:.2f}" for k, v in sorted(hit.trust.items()) if abs(v - 1.0) >= 0.01]
+    why = f"recall #{rank} of {total} (score {hit.score:.2f}; matched by {matched or 'graph'})"
+    if trust:
+        why += "; trust " + ", ".join(trust)
+    if hit.flagged:
+        why += "; " + ", ".join(hit.flagged)
+    return why
+
+
+def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
+    e = hit.episode
+    outcome = e.get("outcome") or "unknown"
+    kind = _KIND.get(outcome, "experience")
+    action = _text(e.get("action_command"))
+    lines = [f"did: {action}"] if action else []
+    if kind == "failure":
+        cause = _text(e.get("error_text")) or _text(e.get("observation"))
+        lines += [f"cause: {cause}"] if cause else []
+        conditions = _conditions(hit)
+        lines += [f"applies when: {conditions}"] if conditions else []
+        fixed = _text(e.get("resolution")) or _text(e.get("resolved_by"))
+        lines += [f"later resolved: {fixed}"] if fixed else []
+    else:
+        observed = _text(e.get("observation"))
+        lines += [f"observed: {observed}"] if observed else []
+        resolution = _text(e.get("resolution"))
+        lines += [f"resolution: {resolution}"] if resolution else []
+        where = _environment(hit.environment)
+        lines += [f"environment: {where}"] if where else []
+    if hit.task and hit.task.get("goal"):
+        ended = hit.task.get("outcome") or hit.task.get("status") or "open"
+        lines.append(f"task: {hit.task['goal']} (ended {ended})")
+    heading = f"{e.get('summary') or e.get('title') or ''} (outcome {outcome}; id {e['id']})"
+    return Memory(
+        kind=kind, id=e["id"], heading=heading, lines=tuple(lines),
+        why=_why_hit(hit, rank, total), score=hit.score, source=hit,
+    )  # fmt: skip
+
+
+def _pattern_memory(found: PatternHit) -> Memory:
+    """A lesson maintain drew from several tasks, placed where recall ranked it: just above
+    its best member."""
+    p = found.pattern
+    rate = p.get("success_rate")
+    record = f"success rate {rate:.0%}; " if rate is not None else ""
+    heading = (f"{p.get('title') or 'lesson'} (pattern of {p.get('support') or 0} tasks, "
+               f"{p.get('episodes') or 0} episodes; {record}id {p['id']})")  # fmt: skip
+    lines = [f"lesson: {summary}"] if (summary := _text(p.get("summary"))) else []
+    tools = p.get("tools") or []
+    lines += [f"tools: {', '.join(tools[:5])}"] if tools else []
+    lines.append("members: " + ", ".join(found.members[:5]))
+    why = (f"recall #{found.rank} (score {found.score:.2f}): a pattern ranks just above its "
+           f"best member, episode {found.best_member}")  # fmt: skip
+    return Memory(
+        kind="pattern", id=p["id"], heading=heading, lines=tuple(lines), why=why,
+        score=found.score, related=tuple(found.members), source=found,
+    )  # fmt: skip
+
+
+def _parameters(row: dict[str, Any]) -> str | None:
+    def listed(value: Any) -> list[dict[str, Any]]:
+        loaded = json.loads(value) if isinstance(value, str) and value else value or []
+        return loaded if isinstance(loaded, list) else []
+
+    code = [p["name"] + (f": {p['type']}" if p.get("type") else "") for p in listed(
+        row.get("parameters"))]  # fmt: skip
+    lifted = [f"{{{p['name']}}} ({p['kind']})" for p in listed(row.get("template_parameters"))]
+    return ", ".join(code + lifted) or None
+
+
+def _snippet_lines(row: dict[str, Any]) -> tuple[str, ...]:
+    template = (row.get("template") or "").splitlines()
+    head = template[:_TEMPLATE_LINES]
+    if len(template) > len(head):
+        head.append(f"… ({len(template) - len(head)} more lines: fetch snippet {row['id']})")
+    lines = ["template:", *(f"  {line}" for line in head)]
+    parameters = _parameters(row)
+    return (*lines, f"parameters: {parameters}") if parameters else tuple(lines)
+
+
+def _snippet_heading(row: dict[str, Any]) -> str:
+    name = row.get("signature") or row.get("name") or row["id"]
+    rate = row.get("success_rate")
+    uses = row.get("uses") or 0
+    record = f"success rate {rate:.0%} over {uses} uses" if rate is not None else "not reused yet"
+    return f"{name} ({row.get('language')} {row.get('kind')}; {record}; id {row['id']})"
+
+
+def _snippet_memory(
+    row: dict[str, Any], verdict: str, reasons: Sequence[str], why: str, score: float
+) -> Memory:
+    if verdict == "incompatible" or (row.get("risk") or "none") in _RISKY:
+        problem = "; ".join(reasons) if verdict == "incompatible" else f"risk {row.get('risk')}"
+        return Memory(
+            kind="warning", id=row["id"], heading=f"do not reuse {_snippet_heading(row)} here",
+            lines=(f"reason: {problem or 'incompatible'}",), why=why, score=score, source=row,
+        )  # fmt: skip
+    lines = _snippet_lines(row)
+    if reasons:
+        lines = (*lines, f"compatibility {verdict}: " + "; ".join(reasons))
+    return Memory(kind="snippet", id=row["id"], heading=_snippet_heading(row), lines=lines,
+                  why=why, score=score, source=row)  # fmt: skip
+
+
+def _bridge(
+    hit: Hit, label_of: dict[str, int], allowed: set[str] | None, shown: set[str]
+) -> list[Memory]:
+    found = []
+    for row in hit.snippets:
+        if allowed is not None and row["id"] not in allowed:
+            continue
+        if (row.get("template") or "").strip() in shown:  # an episode's "did:" shows it
+            continue
+        why = (f"{str(row.get('relation', 'USED')).lower()} by episode {hit.episode['id']} "
+               f"(M{label_of[hit.episode['id']]})")  # fmt: skip
+        verdict = row.get("compatible") or "unknown"
+        found.append(_snippet_memory(row, verdict, row.get("reasons") or (), why, hit.score))
+    return found
+
+
+def _conflicts(outcome: RecallOutcome, placed: dict[str, int], done: set[int]) -> list[Memory]:
+    found = []
+    for n, c in enumerate(outcome.conflicts):
+        if n in done or c.a not in placed or c.b not in placed:
+            continue
+        done.add(n)
+        a, b = f"M{placed[c.a]}", f"M{placed[c.b]}"
+        found.append(Memory(
+            kind="conflict", id=c.a, heading=f"{a} and {b} disagree: {c.reason}",
+            lines=(f"similar situations (similarity {c.similarity:.2f}); weigh both before "
+                   "following either",),
+            why="recall found them side by side", score=0.0, related=(c.b,), source=c,
+        ))  # fmt: skip
+    return found
+
+
+def _pattern_with_code(
+    found: PatternHit, placed: dict[str, int], allowed: set[str] | None, shown: set[str]
+) -> list[Memory]:
+    """The pattern, then the snippet it recommends (unless placed, shown or not allowed)."""
+    out = [_pattern_memory(found)]
+    row = found.snippet
+    if not row or row["id"] in placed or (allowed is not None and row["id"] not in allowed):
+        return out
+    if (row.get("template") or "").strip() not in shown:
+        why = f"recommended by pattern {found.pattern['id']} (its members' best snippet)"
+        out.append(_snippet_memory(row, "unknown", (), why, found.score))
+    return out
+
+
+def memories_from(
+    outcome: RecallOutcome,
+    searched: Iterable[tuple[SnippetHit, Verdict]],
+    *,
+    verified_only: bool,
+) -> list[Memory]:
+    """Memories in the order the prompt shows them: each recalled episode (after the patterns
+    recall ranked just above it, each with the snippet it recommends), then the code across
+    its bridge, then the conflicts among those placed; then the snippets the search found on
+    its own. With ``verified_only``, code only from the (verified) search."""
+    searched = list(searched)
+    allowed = {hit.snippet["id"] for hit, _ in searched} if verified_only else None
+    memories: list[Memory] = []
+    placed: dict[str, int] = {}  # memory id -> its label number
+    settled: set[int] = set()
+    hits = [] if outcome.abstained else outcome.hits
+    above: dict[str, list[PatternHit]] = {}  # best member's id -> the patterns above it
+    for lesson in [] if outcome.abstained else outcome.patterns:
+        above.setdefault(lesson.best_member, []).append(lesson)
+    shown = {(h.episode.get("action_command") or "").strip() for h in hits} - {""}
+    for rank, hit in enumerate(hits, start=1):
+        for lesson in above.pop(hit.episode["id"], []):
+            for memory in _pattern_with_code(lesson, placed, allowed, shown):
+                if memory.id not in placed:
+                    memories.append(memory)
+                    placed[memory.id] = len(memories)
+        memories.append(_episode_memory(hit, rank, len(hits)))
+        placed[hit.episode["id"]] = len(memories)
+        for memory in _bridge(hit, placed, allowed, shown):
+            if memory.id not in placed:
+                memories.append(memory)
+                placed[memory.id] = len(memories)
+        memories += _conflicts(outcome, placed, settled)
+    for lesson in (p for patterns in above.values() for p in patterns):  # patterns asked alone
+        memories.append(_pattern_memory(lesson))
+        placed[lesson.pattern["id"]] = len(memories)
+    for found, verdict in searched:
+        if found.snippet["id"] in placed or (found.snippet.get("template") or "").strip() in shown:
+            continue
+        channels = ", ".join(f"{k} {v:.2f}" for k, v in sorted(found.channels.items()))
+        gate = "verified, " if verified_only else ""
+        why = f"snippet search ({gate}score {found.score:.2f}; {channels or 'structure'})"
+        memories.append(_snippet_memory(
+            found.snippet, verdict.status, verdict.reasons, why, found.score))  # fmt: skip
+        placed[found.snippet["id"]] = len(memories)
+    return memories
