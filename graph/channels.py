@@ -16,6 +16,8 @@ from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
+from metisgraph.graph.channel_registry import CHANNELS, Channel, weight
+from metisgraph.graph.channel_registry import channel as registered
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.cypher import Query, query, union_all
 from metisgraph.graph.fusion import Candidate, ranked
@@ -35,12 +37,6 @@ __all__ = [
 
 log = logging.getLogger("metisgraph.recall")
 
-_VECTOR_INDEXES = {  # the vector channels, each with its index and the property it covers
-    "vector": ("episode_embedding", "embedding"),
-    "title": ("episode_title_embedding", "title_embedding"),
-    "context": ("episode_context_embedding", "context_embedding"),
-}
-_TEXT_CHANNELS = ("fulltext", "context_text")
 _ERROR_OVERFETCH = 4  # error templates fetched per candidate asked, filtered after
 _REASON_CHARS = 300
 
@@ -95,81 +91,47 @@ def combined(plan: Plan, req: RecallRequest) -> tuple[Query, dict[str, Any]]:
     return union_all(parts), params
 
 
-def _vector_query(channel: str, vector: list[float], limit: int, in_index: bool) -> ChannelQuery:
-    if in_index:
-        return ChannelQuery(f"channel_{channel}", {"vector": vector, "limit": limit})
-    params = {"vector": vector, "limit": limit, "fetch": limit * 10}
-    return ChannelQuery(f"channel_{channel}_overfetch", params)
+def _planned(c: Channel, params: dict[str, Any], limit: int, in_index: bool) -> ChannelQuery:
+    """The channel's query for this server: in-index filters, or a variant without them
+    (vector searches over-fetched and filtered after; errors by exact signature only)."""
+    params = params | {"limit": limit}
+    if c.kind == "fulltext":
+        return ChannelQuery(c.query, params | {"fetch": limit * 4})
+    if in_index or c.vector is None:
+        return ChannelQuery(c.query, params)
+    if c.name == "errors":
+        return ChannelQuery(f"{c.query}_exact", params)
+    return ChannelQuery(f"{c.query}_overfetch", params | {"fetch": limit * 10})
 
 
-def _weighted_symbols(req: RecallRequest) -> list[dict[str, Any]]:
-    weights = req.symbol_weights or (1.0,) * len(req.symbols)
-    return [{"name": n, "weight": w} for n, w in zip(req.symbols, weights, strict=True)]
-
-
-def _text_channels(req: RecallRequest, limit: int) -> Plan:
-    scopes = tuple(project_scope(p) for p in req.projects)
-    lucene = lucene_query(req.lexical or req.text, scopes)
-    if not lucene:
-        return {}
-    params = {"text": lucene, "limit": limit, "fetch": limit * 4}
-    return {c: ChannelQuery(f"channel_{c}", params) for c in _TEXT_CHANNELS}
-
-
-def _error_channel(
-    req: RecallRequest, vectors: QuestionVectors, limit: int, in_index: bool
-) -> ChannelQuery:
-    similarity = req.settings.error_similarity if vectors.error else 2.0
-    params = {
-        "keys": list(req.error_keys),
-        "vector": vectors.error or vectors.text,
-        "min_similarity": similarity,
-        "limit": limit,
-    }
-    return ChannelQuery("channel_errors" if in_index else "channel_errors_exact", params)
-
-
-def _graph_channels(req: RecallRequest, limit: int) -> Plan:
-    """The graph channels that ask by name: symbols, tags, tools, environment."""
+def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_index: bool) -> Plan:
+    """The weighted channels that have something to ask: with ``vectors``, those that need
+    the question's vectors; without, those that need none (asked while it is embedded)."""
     plan: Plan = {}
-    if req.symbols:
-        symbols = {"symbols": _weighted_symbols(req), "limit": limit}
-        plan["symbols"] = ChannelQuery("channel_symbols", symbols)
-    if req.tags or req.words:
-        tags = {"tags": list(req.tags), "words": list(req.words), "limit": limit}
-        plan["tags"] = ChannelQuery("channel_tags", tags)
-    if req.tools:
-        plan["tools"] = ChannelQuery("channel_tools", {"tools": list(req.tools), "limit": limit})
-    if req.environment:
-        environment = {**req.environment.params(), "limit": limit}
-        plan["environment"] = ChannelQuery("channel_environment", environment)
+    for c in CHANNELS:
+        if (c.vector is None) != (vectors is None) or not weight(req.settings, c.name):
+            continue
+        params = c.asks(req, vectors)
+        if params is None:
+            continue
+        if c.kind == "fulltext":
+            scopes = tuple(project_scope(p) for p in req.projects)
+            lucene = lucene_query(params["text"], scopes)
+            if not lucene:
+                continue
+            params = params | {"text": lucene}
+        plan[c.name] = _planned(c, params, limit, in_index)
     return plan
 
 
-def _pattern_channel(
-    req: RecallRequest, vector: list[float], limit: int, in_index: bool
-) -> ChannelQuery:
-    q = _vector_query("patterns", vector, limit, in_index)
-    return replace(q, params=q.params | {"min_support": req.settings.pattern_min_support})
-
-
 def _dense_plan(req: RecallRequest, vectors: QuestionVectors, limit: int, in_index: bool) -> Plan:
-    """The channels that need the question's vectors: the vector indexes, the errors and the
-    patterns (when the caller wants patterns)."""
-    by_channel = {"vector": vectors.text, "title": vectors.title or vectors.text}
-    by_channel["context"] = vectors.text
-    plan = {c: _vector_query(c, v, limit, in_index) for c, v in by_channel.items()}
-    if req.error_keys or vectors.error:
-        plan["errors"] = _error_channel(req, vectors, limit, in_index)
-    if req.filters.wants("pattern"):
-        plan["patterns"] = _pattern_channel(req, vectors.text, limit, in_index)
-    return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
+    """The channels that need the question's vectors."""
+    return _plan(req, vectors, limit, in_index)
 
 
 def _lexical_plan(req: RecallRequest, limit: int) -> Plan:
     """The channels that need no vector: full text and the graph by name."""
-    plan = _text_channels(req, limit) | _graph_channels(req, limit)
-    return {c: q for c, q in plan.items() if req.settings.weights.of(c)}
+    return _plan(req, None, limit, in_index=True)
 
 
 def _limit(req: RecallRequest) -> int:
@@ -212,12 +174,12 @@ async def _vector_fallback(
     is empty; otherwise the unfiltered index is over-fetched and filtered after.
     """
     live = query("vector_live").filled(filters=filters_clause(req.filters))
-    index, vector_property = _VECTOR_INDEXES[channel]
-    rows = await store.run_query(live, _shared(req) | {"property": vector_property})
-    COUNTERS.increment("vector_search_fallbacks", index=index)
+    c = registered(channel)
+    rows = await store.run_query(live, _shared(req) | {"property": c.covers})
+    COUNTERS.increment("vector_search_fallbacks", index=c.index or c.name)
     if not rows[0]["live"]:
         return []
-    wide = _vector_query(channel, q.params["vector"], q.params["limit"], in_index=False)
+    wide = _planned(c, {"vector": q.params["vector"]}, q.params["limit"], in_index=False)
     return await _widen(store, req, channel, wide, await _ask_alone(store, req, channel, wide))
 
 
@@ -230,7 +192,7 @@ async def _answer_alone(
     except Neo4jError as error:
         failed = error
     try:
-        if q.name == f"channel_{channel}" and channel in _VECTOR_INDEXES:
+        if q.name == f"channel_{channel}" and registered(channel).kind == "vector":
             return await _vector_fallback(store, req, channel, q)
         if q.name == "channel_errors":
             COUNTERS.increment("vector_search_fallbacks", index="error_embedding")
@@ -295,7 +257,7 @@ async def gather_channels(
         _ask(store, req, dense), lexical or lexical_channels(store, req)
     )
     for channel, q in dense.items():
-        if channel in found and "fetch" in q.params and channel in _VECTOR_INDEXES:
+        if channel in found and "fetch" in q.params and registered(channel).kind == "vector":
             found[channel] = await _widen(store, req, channel, q, found[channel])
     return ChannelAnswers(
         _candidates(req, found) | by_lexical.candidates, failures + by_lexical.failures

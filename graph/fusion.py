@@ -7,7 +7,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from metisgraph.graph.recall_settings import GRAPH_CHANNELS, RecallSettings
+from metisgraph.graph.channel_registry import channel
+from metisgraph.graph.channel_registry import weight as channel_weight
+from metisgraph.graph.recall_settings import RecallSettings
 
 __all__ = ["Candidate", "Fused", "fuse", "ranked", "reciprocal_rank"]
 
@@ -46,7 +48,7 @@ def fuse(channels: Mapping[str, Sequence[Candidate]], settings: RecallSettings) 
     channel's floor. Graph channels (errors, symbols, tags …) are sparse evidence: they add
     weight * score / best score. ``rrf``: reciprocal rank fusion, weighted.
     """
-    weights = {name: settings.weights.of(name) for name in channels}
+    weights = {name: channel_weight(settings, name) for name in channels}
     if settings.fusion == "rrf":
         return reciprocal_rank(channels, weights, settings.rrf_k)
     fused = _collect(channels)
@@ -55,7 +57,7 @@ def fuse(channels: Mapping[str, Sequence[Candidate]], settings: RecallSettings) 
         weight = weights[name]
         if not ranked or weight == 0:
             continue
-        if name in GRAPH_CHANNELS:
+        if channel(name).kind == "graph":
             best = max(c.score for c in ranked) or 1.0
             for candidate in ranked:
                 fused[candidate.key].contributions[name] = weight * candidate.score / best

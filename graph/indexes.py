@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from metisgraph.graph.channel_registry import CHANNELS
 from metisgraph.graph.cypher import schema_statements
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, MigrationReport, migrate
@@ -53,6 +54,9 @@ def schema_for(dimensions: int, *, vector_filters: bool) -> list[str]:
             # Before 2026.02 vector indexes take no filter properties; recall over-fetches instead.
             text = _WITH_FILTERS.sub("", text).removeprefix("CYPHER 25").strip()
         out.append(text)
+    missing = {c.index for c in CHANNELS if c.index} - set(_wanted_properties(out))
+    if missing:  # a channel registered with an index nobody creates: a programming error
+        raise ValueError(f"recall channels search indexes the schema lacks: {sorted(missing)}")
     return out
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from metisgraph.graph.channel_registry import CHANNELS, channel
 from metisgraph.graph.channels import (
     ChannelAnswers,
     ChannelFailure,
@@ -31,7 +32,6 @@ from metisgraph.graph.recall_patterns import (
     patterns_for,
 )
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
-from metisgraph.graph.recall_settings import DENSE_CHANNELS
 from metisgraph.graph.rows import moment_of_micros
 from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
@@ -43,8 +43,10 @@ _M = TypeVar("_M", bound="Hit | PatternHit")
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
-_VECTOR_CHANNELS = ("vector", "title", "context")
-_STRONG_GRAPH = ("errors", "symbols")
+# Cosine similarity: the abstention reads the best of these.
+_VECTOR_CHANNELS = tuple(c.name for c in CHANNELS if c.kind == "vector")
+# Strong evidence: graph channels whose candidate may come back on its own.
+_STRONG_GRAPH = tuple(c.name for c in CHANNELS if c.kind == "graph" and c.alone)
 # recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
 _EPISODE_MOMENTS = ("created_at", "last_used_at", "confirmed_at", "active_at")
 _TASK_MOMENTS = ("started_at", "ended_at")
@@ -313,11 +315,8 @@ async def recall(
     answers, found = await _channels(store, req, vectors, in_index, timings)
     started = time.perf_counter()
     fused = fuse(answers.candidates, req.settings)
-    fused = [
-        f
-        for f in fused
-        if any(n in f.scores for n in (*DENSE_CHANNELS, *_STRONG_GRAPH)) or len(f.scores) > 1
-    ]
+    # A candidate only weak evidence found (one tag, one tool …) is not returned.
+    fused = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
     expanded = time.perf_counter()
     shortlist, patterns = await _expand(
         store, req, fused[: req.k * _EXPAND_EXTRA], answers, found.text

@@ -6,7 +6,9 @@ sets; docs/recall.md records the comparison of fusion methods and presets.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Literal
 
 from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings
@@ -14,28 +16,33 @@ from metisgraph.graph.decay import DecaySettings
 
 __all__ = ["PRESETS", "ChannelWeights", "RecallSettings", "TrustSettings", "preset"]
 
-DENSE_CHANNELS = ("vector", "title", "context", "fulltext", "context_text")
-GRAPH_CHANNELS = ("errors", "symbols", "tags", "tools", "environment", "patterns")
 
-
-@dataclass(frozen=True)
 class ChannelWeights:
-    """Weight of each candidate channel in the fused score (0 turns a channel off)."""
+    """A preset's channel weights where they differ from each channel's own
+    (graph/channel_registry.py declares every channel and its weight); 0 turns a channel
+    off."""
 
-    vector: float = 1.0  # the episode's own text, by meaning
-    title: float = 0.5  # its title alone against the question's first line
-    context: float = 1.0  # the episode with its neighbouring steps, by meaning
-    fulltext: float = 1.0  # Lucene over the episode's text and code identifiers
-    context_text: float = 2.0  # Lucene over the episode with its neighbours
-    errors: float = 1.0  # same or similar error signatures
-    symbols: float = 5.0  # same classes, modules, files (weighted by where they occur)
-    tags: float = 0.3  # tags asked for, or named in the question
-    tools: float = 0.3  # tools asked for
-    environment: float = 0.2  # the caller's OS, runtime, package versions
-    patterns: float = 0.5  # members of patterns close to the question (docs/consolidation.md)
+    __slots__ = ("_given",)
 
-    def of(self, channel: str) -> float:
-        return float(getattr(self, channel))
+    def __init__(self, **given: float) -> None:
+        self._given: Mapping[str, float] = MappingProxyType(dict(given))
+
+    def given(self, channel: str) -> float | None:
+        """The weight this preset gives the channel, None where it keeps the channel's."""
+        return self._given.get(channel)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._given)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ChannelWeights) and dict(self._given) == dict(other._given)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._given.items())))
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v}" for k, v in self._given.items())
+        return f"ChannelWeights({given})"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,79 @@
+"""The channel registry is the one place a recall channel is declared: its query, its index,
+the presets and docs/architecture.md all agree with it. No database needed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from metisgraph.graph import PRESETS, QuestionVectors, RecallRequest
+from metisgraph.graph.channel_registry import CHANNELS, channel, weight
+from metisgraph.graph.channels import _dense_plan, _lexical_plan
+from metisgraph.graph.cypher import load_queries
+from metisgraph.graph.indexes import schema_for
+from metisgraph.graph.recall_settings import ChannelWeights, RecallSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+RETURNED = re.compile(r"RETURN '(\w+)' AS channel")
+# docs/architecture.md: a row per channel, | `name` | kind | index | vector | weight | alone | …
+DOC_ROW = re.compile(
+    r"^\| `(\w+)` \| (\w+) \| ([`\w\-— ]+) \| (\w+|—) \| ([\d.]+) \| (yes|no) \|", re.M
+)
+
+
+def test_every_channel_query_belongs_to_a_registered_channel_and_back() -> None:
+    queries = {n: q for n, q in load_queries().items() if n.startswith("channel_")}
+    returned = {RETURNED.search(q.text)[1] for q in queries.values()}  # type: ignore[index]
+    assert returned == {c.name for c in CHANNELS}
+    for c in CHANNELS:
+        assert c.query in queries, c.name
+        if c.index:
+            assert c.index in queries[c.query].text, c.name
+
+
+def test_every_index_a_channel_searches_is_in_the_schema() -> None:
+    statements = "\n".join(schema_for(384, vector_filters=True))
+    for c in CHANNELS:
+        if c.index:
+            assert re.search(rf"INDEX {c.index} IF NOT EXISTS", statements), c.name
+        if c.covers:
+            assert c.kind == "vector" and c.covers in statements
+
+
+def test_presets_weigh_only_registered_channels_and_keep_the_others_own() -> None:
+    for settings in PRESETS.values():
+        assert set(settings.weights.names()) <= {c.name for c in CHANNELS}
+    semantic = PRESETS["semantic"]
+    assert weight(semantic, "fulltext") == 0.5 and weight(semantic, "symbols") == 5.0
+    assert weight(RecallSettings(), "context_text") == channel("context_text").weight
+    off = RecallSettings(weights=ChannelWeights(title=0.0))
+    vectors = QuestionVectors([1.0], title=[2.0])
+    assert "title" in _dense_plan(RecallRequest(("p",), "leak"), vectors, 5, True)
+    assert "title" not in _dense_plan(RecallRequest(("p",), "leak", settings=off), vectors, 5, True)
+    with pytest.raises(KeyError, match="known: vector"):
+        channel("nope")
+
+
+def test_a_channel_is_asked_in_the_round_trip_its_vector_says() -> None:
+    req = RecallRequest(("p",), "leak in worker", symbols=("Worker",), tags=("os:linux",))
+    lexical = _lexical_plan(req, 5)
+    dense = _dense_plan(req, QuestionVectors([1.0]), 5, True)
+    assert set(lexical) == {"fulltext", "context_text", "symbols", "tags"}
+    assert set(dense) == {"vector", "title", "context"}  # no error: no errors channel
+    for name in (*lexical, *dense):
+        assert (channel(name).vector is None) == (name in lexical)
+
+
+def test_the_architecture_doc_shows_every_registered_channel_as_registered() -> None:
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    rows = {m[0]: m for m in DOC_ROW.findall(doc)}
+    assert set(rows) == {c.name for c in CHANNELS}
+    for c in CHANNELS:
+        _, kind, index, vector, weighs, alone = rows[c.name]
+        assert kind == c.kind, c.name
+        assert (c.index or "—") == index.strip("`"), c.name
+        assert (c.vector or "—") == vector, c.name
+        assert float(weighs) == c.weight, c.name
+        assert (alone == "yes") == c.alone, c.name
