@@ -206,3 +206,23 @@ LIMIT $limit
 RETURN collect({project: x.project, key: x.key, kind: x.kind, signature: x.signature,
                 template: x.template, tasks: tasks, preceded: preceded, followed: followed,
                 together: together}) AS rows
+
+// name: lineage_task_claims
+// mode: read
+// What the graph says about each error each task hit: the steps that hit it, and the steps
+// claimed to have fixed it — a step whose code FIXES it in that task, or the step that
+// resolved the task (RESOLVED). `$tasks` are {project, id}.
+UNWIND $tasks AS key
+MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {project: key.project})
+      -[:HIT]->(r:Error {project: key.project})
+WITH t, r, collect(DISTINCT e.id) AS seen
+ORDER BY t.project, t.id, r.key
+RETURN collect({
+  project: t.project, task: t.id, status: t.status, outcome: t.outcome,
+  key: r.key, kind: r.kind, sample: r.sample, seen: seen,
+  fixes: [(:Snippet {project: t.project})-[f:FIXES]->(r) WHERE f.task = t.id
+          | {episode: f.episode, via: 'FIXES'}]
+       + [(t)-[:HAS_EPISODE]->(x:Episode {project: t.project})-[:RESOLVED]->(r)
+          | {episode: x.id, via: 'RESOLVED'}],
+  workarounds: []
+}) AS rows

@@ -1,4 +1,5 @@
-"""`metisgraph eval …`: measure signature grouping and recall quality on labelled sets."""
+"""`metisgraph eval …`: measure signature grouping, recall quality and lineage attribution on
+labelled sets."""
 
 from __future__ import annotations
 
@@ -231,4 +232,76 @@ def retrieval(
         *(str(result[k]) for k in ("n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")),
         f"{latency['p50']} / {latency['p95']}",
     )
+    Console().print(table)
+
+
+@app.command()
+def lineage(
+    labels: Annotated[Path, typer.Argument(help="A lineage label file (bench/labels/README.md).")],
+    runs: Annotated[Path, typer.Option(help="The folder the labels' run files are relative to.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    keep: Annotated[bool, typer.Option(help="Keep the ingested namespace afterwards.")] = False,
+    namespace: Annotated[
+        str | None, typer.Option(help="Project prefix to ingest under (default: a fresh one).")
+    ] = None,
+) -> None:
+    """Fix, workaround and unresolved attributions against labelled runs: precision and
+    recall, overall and per source, through ingest and the graph as shipped."""
+    import asyncio
+
+    from metisgraph.api.eval.lineage import evaluate_lineage
+    from metisgraph.api.eval.lineage_labels import LabelSetError, load_labels
+    from metisgraph.api.services import open_services
+
+    try:  # a bad label file is reported before anything is started or ingested
+        load_labels(labels)
+    except (LabelSetError, OSError) as error:
+        err.print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
+
+    async def run() -> dict[str, object]:
+        async with open_services() as services:
+            report = await evaluate_lineage(services, labels, runs, keep=keep, namespace=namespace)
+            return report.as_json()
+
+    try:
+        result = asyncio.run(run())
+    except LabelSetError as error:
+        err.print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+        return
+    _lineage_table(result)
+
+
+def _lineage_table(result: dict[str, object]) -> None:
+    table = Table(title="lineage attribution against the labels")
+    for column in (
+        "scope",
+        "errors",
+        "found",
+        "fix P",
+        "fix R",
+        "fix P strict",
+        "workaround P",
+        "workaround R",
+        "unresolved P",
+        "unresolved R",
+        "failed-task fixes (wrong)",
+    ):
+        table.add_column(column, justify="right" if column != "scope" else "left")
+    sources = result["sources"]
+    assert isinstance(sources, dict)
+    for name, scores in [("all", result["overall"]), *sources.items()]:
+        assert isinstance(scores, dict)
+        fix, wa, unres = scores["fixed"], scores["workaround"], scores["unresolved"]
+        failed = scores["failed_tasks"]
+        table.add_row(
+            name, str(scores["errors"]), str(scores["found"]),
+            *(str(x) for x in (fix["precision"], fix["recall"], fix["strict_precision"])),
+            str(wa["precision"]), str(wa["recall"]),
+            str(unres["precision"]), str(unres["recall"]),
+            f"{failed['fix_claims']} ({failed['wrong']})",
+        )  # fmt: skip
     Console().print(table)
