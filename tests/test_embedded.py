@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -32,6 +34,28 @@ def test_java_found_is_recent_enough() -> None:
     java = find_java()
     out = subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr
     assert "version" in out
+
+
+def test_a_detached_server_keeps_none_of_its_callers_descriptors(tmp_path: Path) -> None:
+    """A lock the caller holds through an inherited descriptor (a CPU queue's, taken by
+    the shell that started the tests) is not held on by the server it starts."""
+    from metisgraph.graph.embedded.process import spawn_detached
+
+    lock = tmp_path / "queue.lock"
+    held = os.open(lock, os.O_RDWR | os.O_CREAT)
+    os.set_inheritable(held, True)
+    fcntl.flock(held, fcntl.LOCK_SH)
+    pid = spawn_detached(["/bin/sleep", "30"], dict(os.environ), tmp_path / "sleep.log")
+    try:
+        os.close(held)
+        again = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError: still held
+        finally:
+            os.close(again)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) -> None:

@@ -31,9 +31,22 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def _inherited_descriptors() -> list[int]:
+    """What this process holds beyond standard input, output and error."""
+    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    return [fd for fd in map(int, os.listdir(folder)) if fd > 2]
+
+
 def spawn_detached(cmd: list[str], env: dict[str, str], log: Path) -> int:
-    """Start ``cmd`` in its own session, output appended to ``log``: it outlives its caller."""
+    """Start ``cmd`` in its own session, output appended to ``log``: it outlives its caller.
+
+    It gets none of the caller's descriptors: one it kept would outlive the caller too (a
+    lock the caller's own parent took, held until the server stops). A descriptor closed
+    meanwhile by another thread is skipped by posix_spawn, not an error.
+    """
+    closes = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited_descriptors()]
     actions = [
+        *closes,
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, str(log), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
         (os.POSIX_SPAWN_DUP2, 1, 2),
