@@ -2,115 +2,95 @@
 
 Imports nothing else of metisgraph. The names below are the public face, and the only way
 ingest and api reach graph (tests/test_public_api.py holds them to it); the modules behind
-them are free to change.
+them are free to change. Each name is imported when first used (graph/faces.py): a
+command that needs the settings does not load Neo4j's driver.
 """
 
-from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
-from metisgraph.graph.conflicts import Conflict
-from metisgraph.graph.consolidate import (
-    MaintainReport,
-    Reconcile,
-    consolidate,
-    projects_to_maintain,
-    refresh_patterns,
-)
-from metisgraph.graph.counters import COUNTERS
-from metisgraph.graph.cypher import Query
-from metisgraph.graph.decay import TIERS, DecaySettings
-from metisgraph.graph.digest import GraphDigest, digest_export, digest_project, graph_digest
-from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError, EmbeddedStatus
-from metisgraph.graph.families import (
-    MAX_FAMILY_MEMBERS,
-    FamilyMember,
-    bucket_errors,
-    family_members,
-    merge_families,
-    set_family_shapes,
-)
-from metisgraph.graph.indexes import (
-    SchemaMismatch,
-    SchemaReport,
-    apply_schema,
-    vector_index_statements,
-)
-from metisgraph.graph.lessons import ConsolidationSettings
-from metisgraph.graph.lucene import project_scope
-from metisgraph.graph.migrations import (
-    GRAPH_MIGRATIONS,
-    Migration,
-    MigrationError,
-    MigrationReport,
-    migrate,
-    ordered,
-    schema_version,
-)
-from metisgraph.graph.model_stamp import (
-    ModelChanged,
-    ModelCheck,
-    ModelStamp,
-    StoreStamp,
-    begin_reembedding,
-    check_model,
-    drop_vector_indexes,
-    read_stamp,
-    stamp_store,
-)
-from metisgraph.graph.outcomes import (
-    MEMORY_LABELS,
-    OutcomeReport,
-    ReportConflict,
-    record_outcome,
-    recount_steps,
-    verdict_feedback_within,
-)
-from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
-from metisgraph.graph.recall_request import (
-    ALL_OUTCOMES,
-    DEFAULT_MEMORY_TYPES,
-    MEMORY_TYPES,
-    RECALLABLE_REVIEW,
-    EnvironmentQuery,
-    QuestionVectors,
-    RecallFilters,
-    RecallRequest,
-)
-from metisgraph.graph.recall_settings import PRESETS, RecallSettings
-from metisgraph.graph.refs import (
-    KINDS,
-    InvalidCursor,
-    InvalidId,
-    NodeRef,
-    decode_id,
-    encode_id,
-)
-from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
-from metisgraph.graph.situations import relate_situations
-from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
-from metisgraph.graph.snippets import lineage_heads, snippet_detail, snippet_state
-from metisgraph.graph.staleness import Staleness, refresh_staleness, stale_ids
-from metisgraph.graph.store import (
-    GraphStore,
-    ServerInfo,
-    Transaction,
-    open_driver,
-    refused_data,
-)
-from metisgraph.graph.vector_health import (
-    IndexHealth,
-    RepairFailed,
-    probe_vector_indexes,
-    repair_vector_index,
-)
-from metisgraph.graph.vectors import Vector
-from metisgraph.graph.verification import record_failure, record_pass
-from metisgraph.graph.writes import (
-    WriteBatch,
-    existing_environment_keys,
-    existing_episode_hashes,
-    existing_error_keys,
-    in_turn,
-    write_batch,
-)
+import typing
+
+from metisgraph.graph.faces import lazy_face
+
+if typing.TYPE_CHECKING:
+    from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
+    from metisgraph.graph.conflicts import Conflict
+    from metisgraph.graph.consolidate import (
+        MaintainReport,
+        consolidate,
+        projects_to_maintain,
+        refresh_patterns,
+    )
+    from metisgraph.graph.counters import COUNTERS
+    from metisgraph.graph.cypher import Query
+    from metisgraph.graph.decay import TIERS
+    from metisgraph.graph.digest import digest_project
+    from metisgraph.graph.families import bucket_errors, merge_families, set_family_shapes
+    from metisgraph.graph.indexes import (
+        SchemaMismatch,
+        SchemaReport,
+        apply_schema,
+        vector_index_statements,
+    )
+    from metisgraph.graph.lessons import ConsolidationSettings
+    from metisgraph.graph.lucene import project_scope
+    from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered
+    from metisgraph.graph.model_stamp import (
+        ModelChanged,
+        ModelCheck,
+        ModelStamp,
+        begin_reembedding,
+        check_model,
+        drop_vector_indexes,
+        read_stamp,
+        stamp_store,
+    )
+    from metisgraph.graph.outcomes import (
+        OutcomeReport,
+        ReportConflict,
+        record_outcome,
+        recount_steps,
+        verdict_feedback_within,
+    )
+    from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
+    from metisgraph.graph.recall_request import (
+        ALL_OUTCOMES,
+        DEFAULT_MEMORY_TYPES,
+        MEMORY_TYPES,
+        RECALLABLE_REVIEW,
+        EnvironmentQuery,
+        QuestionVectors,
+        RecallFilters,
+        RecallRequest,
+    )
+    from metisgraph.graph.recall_settings import PRESETS, RecallSettings
+    from metisgraph.graph.refs import InvalidCursor, InvalidId, NodeRef, decode_id
+    from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
+    from metisgraph.graph.situations import relate_situations
+    from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
+    from metisgraph.graph.snippets import lineage_heads, snippet_detail, snippet_state
+    from metisgraph.graph.staleness import refresh_staleness
+    from metisgraph.graph.store import (
+        GraphStore,
+        ServerInfo,
+        Transaction,
+        open_driver,
+        refused_data,
+    )
+    from metisgraph.graph.vector_health import (
+        IndexHealth,
+        RepairFailed,
+        probe_vector_indexes,
+        repair_vector_index,
+    )
+    from metisgraph.graph.vectors import Vector
+    from metisgraph.graph.verification import record_failure, record_pass
+    from metisgraph.graph.writes import (
+        WriteBatch,
+        existing_environment_keys,
+        existing_episode_hashes,
+        existing_error_keys,
+        in_turn,
+        write_batch,
+    )
 
 __all__ = [
     "ALL_OUTCOMES",
@@ -118,9 +98,6 @@ __all__ = [
     "COUNTERS",
     "DEFAULT_MEMORY_TYPES",
     "GRAPH_MIGRATIONS",
-    "KINDS",
-    "MAX_FAMILY_MEMBERS",
-    "MEMORY_LABELS",
     "MEMORY_TYPES",
     "PRESETS",
     "RECALLABLE_REVIEW",
@@ -128,14 +105,8 @@ __all__ = [
     "ConfidenceSettings",
     "Conflict",
     "ConsolidationSettings",
-    "DecaySettings",
-    "EmbeddedNeo4j",
-    "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",
-    "EmbeddedStatus",
     "EnvironmentQuery",
-    "FamilyMember",
-    "GraphDigest",
     "GraphStore",
     "Hit",
     "IndexHealth",
@@ -143,8 +114,6 @@ __all__ = [
     "InvalidId",
     "MaintainReport",
     "Migration",
-    "MigrationError",
-    "MigrationReport",
     "ModelChanged",
     "ModelCheck",
     "ModelStamp",
@@ -159,7 +128,6 @@ __all__ = [
     "RecallOutcome",
     "RecallRequest",
     "RecallSettings",
-    "Reconcile",
     "RepairFailed",
     "ReportConflict",
     "SchemaMismatch",
@@ -167,8 +135,6 @@ __all__ = [
     "ServerInfo",
     "SnippetHit",
     "SnippetSearch",
-    "Staleness",
-    "StoreStamp",
     "Transaction",
     "Vector",
     "WriteBatch",
@@ -178,19 +144,15 @@ __all__ = [
     "check_model",
     "consolidate",
     "decode_id",
-    "digest_export",
     "digest_project",
     "drop_vector_indexes",
-    "encode_id",
     "existing_environment_keys",
     "existing_episode_hashes",
     "existing_error_keys",
-    "family_members",
-    "graph_digest",
     "in_turn",
+    "lazy_face",
     "lineage_heads",
     "merge_families",
-    "migrate",
     "open_driver",
     "ordered",
     "posterior",
@@ -208,14 +170,15 @@ __all__ = [
     "refused_data",
     "relate_situations",
     "repair_vector_index",
-    "schema_version",
     "search_snippets",
     "set_family_shapes",
     "snippet_detail",
     "snippet_state",
-    "stale_ids",
     "stamp_store",
     "vector_index_statements",
     "verdict_feedback_within",
     "write_batch",
 ]
+
+if not typing.TYPE_CHECKING:
+    lazy_face(__name__)

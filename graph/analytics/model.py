@@ -1,4 +1,4 @@
-"""What analytics answer, as plain data."""
+"""What analytics answer, as plain data, and how many episodes they measure at most."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 __all__ = [
+    "DEFAULT_CAP",
+    "MAX_CAP",
     "Analytics",
     "ErrorCluster",
     "ErrorStat",
@@ -15,6 +17,10 @@ __all__ = [
     "PathStep",
     "RootCause",
 ]
+
+# The most recent episodes measured by default, and at most (the cap a caller may ask).
+DEFAULT_CAP = 20_000
+MAX_CAP = 200_000
 
 
 @dataclass(frozen=True)

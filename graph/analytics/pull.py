@@ -7,13 +7,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from metisgraph.graph.analytics.model import DEFAULT_CAP, MAX_CAP
 from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["DEFAULT_CAP", "MAX_CAP", "EpisodeFacts", "ErrorFacts", "Pulled", "pull"]
-
-DEFAULT_CAP = 20_000
-MAX_CAP = 200_000
+__all__ = ["EpisodeFacts", "ErrorFacts", "Pulled", "pull"]
 
 
 @dataclass(frozen=True)

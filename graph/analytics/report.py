@@ -9,9 +9,9 @@ import anyio
 from metisgraph.graph.analytics.errors import error_clusters, root_causes
 from metisgraph.graph.analytics.hubs import BETWEENNESS_SOURCES, hubs
 from metisgraph.graph.analytics.lift import MIN_SUPPORT, over_represented
-from metisgraph.graph.analytics.model import Analytics
+from metisgraph.graph.analytics.model import DEFAULT_CAP, Analytics
 from metisgraph.graph.analytics.paths import fix_paths
-from metisgraph.graph.analytics.pull import DEFAULT_CAP, Pulled, pull
+from metisgraph.graph.analytics.pull import Pulled, pull
 from metisgraph.graph.analytics.tasks import error_stats, task_chains, task_errors
 from metisgraph.graph.store import GraphStore
 

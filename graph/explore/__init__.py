@@ -1,38 +1,43 @@
 """Browsing the graph: projects, errors ranked and paged, one error, one task, any node and
 its neighbourhood — by global ids, inside the projects asked about."""
 
-from metisgraph.graph.explore.detail import (
-    MAX_TASK_STEPS,
-    ErrorDetail,
-    TaskChain,
-    TaskStep,
-    error_detail,
-    task_chain,
-)
-from metisgraph.graph.explore.listing import (
-    MAX_ERRORS_PAGE,
-    ErrorOrder,
-    ErrorPage,
-    ErrorRow,
-    ProjectRow,
-    error_page,
-    projects,
-)
-from metisgraph.graph.explore.neighbourhood import (
-    MAX_DEPTH,
-    MAX_NEIGHBOURHOOD,
-    Edge,
-    GraphNode,
-    Neighbourhood,
-    neighbourhood,
-    nodes_by_ref,
-)
-from metisgraph.graph.explore.titles import (
-    HIDDEN_PROPERTIES,
-    VECTOR_PROPERTIES,
-    shown_properties,
-    title_of,
-)
+import typing
+
+from metisgraph.graph.faces import lazy_face as _lazy_face
+
+if typing.TYPE_CHECKING:
+    from metisgraph.graph.explore.detail import (
+        MAX_TASK_STEPS,
+        ErrorDetail,
+        TaskChain,
+        TaskStep,
+        error_detail,
+        task_chain,
+    )
+    from metisgraph.graph.explore.listing import (
+        MAX_ERRORS_PAGE,
+        ErrorPage,
+        ErrorRow,
+        ProjectRow,
+        error_page,
+        projects,
+    )
+    from metisgraph.graph.explore.neighbourhood import (
+        MAX_DEPTH,
+        MAX_NEIGHBOURHOOD,
+        Edge,
+        GraphNode,
+        Neighbourhood,
+        neighbourhood,
+        nodes_by_ref,
+    )
+    from metisgraph.graph.explore.order import ErrorOrder
+    from metisgraph.graph.explore.titles import (
+        HIDDEN_PROPERTIES,
+        VECTOR_PROPERTIES,
+        shown_properties,
+        title_of,
+    )
 
 __all__ = [
     "HIDDEN_PROPERTIES",
@@ -60,3 +65,6 @@ __all__ = [
     "task_chain",
     "title_of",
 ]
+
+if not typing.TYPE_CHECKING:
+    _lazy_face(__name__)

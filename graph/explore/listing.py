@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
+from metisgraph.graph.explore.order import ErrorOrder
 from metisgraph.graph.refs import decode_cursor, encode_cursor
 from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
     "MAX_ERRORS_PAGE",
-    "ErrorOrder",
     "ErrorPage",
     "ErrorRow",
     "ProjectRow",
@@ -22,12 +21,6 @@ __all__ = [
 ]
 
 MAX_ERRORS_PAGE = 200
-
-
-class ErrorOrder(StrEnum):
-    COUNT = "COUNT"  # most sightings in the window first
-    RECENT = "RECENT"  # latest sighting first
-    UNRESOLVED = "UNRESOLVED"  # open errors only (never fixed, or seen after the last fix)
 
 
 @dataclass(frozen=True)
