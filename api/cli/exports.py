@@ -7,23 +7,13 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from metisgraph.api.graphql.tenancy import utc
-from metisgraph.api.services import open_graph, open_services
-from metisgraph.api.settings import load_settings
-from metisgraph.graph.exports import (
-    CSV_TABLES,
-    FORMATS,
-    ImportRefused,
-    ImportSummary,
-    NodeLinkError,
-    export_chunks,
-    import_graph,
-)
+if TYPE_CHECKING:  # imported by the commands that use them: `metisgraph --help` stays light
+    from metisgraph.graph.exports import ImportSummary
 
 __all__ = ["export_command", "import_command"]
 
@@ -51,6 +41,9 @@ def export_command(
 
     Streams to standard output, or to --output.
     """
+    from metisgraph.api.graphql.tenancy import utc
+    from metisgraph.graph.exports import CSV_TABLES, FORMATS
+
     if format not in FORMATS:
         err.print(f"[red]--format: one of {', '.join(FORMATS)}")
         raise typer.Exit(2)
@@ -77,6 +70,9 @@ async def _export(
     targets: list[tuple[str | None, Path | None]],
     vectors: bool,
 ) -> None:
+    from metisgraph.api.services import open_graph
+    from metisgraph.graph.exports import export_chunks
+
     async with open_graph() as store:
         model = _model()
         for table, path in targets:
@@ -96,6 +92,8 @@ async def _export(
 
 def _model() -> str:
     """The embedding model the settings name (not loaded: the store says the dimension)."""
+    from metisgraph.api.settings import load_settings
+
     return load_settings().embedding.model
 
 
@@ -110,6 +108,8 @@ def import_command(
     Nodes merge on their keys, so importing twice changes nothing. Exit 3 when some nodes or
     edges were refused (each is printed with its place), 2 when the export cannot be used.
     """
+    from metisgraph.graph.exports import ImportRefused, NodeLinkError
+
     try:
         summary = asyncio.run(_import(path, project))
     except (ImportRefused, NodeLinkError) as exc:
@@ -124,6 +124,9 @@ def import_command(
 
 
 async def _import(path: Path, project: str | None) -> ImportSummary:
+    from metisgraph.api.services import open_services
+    from metisgraph.graph.exports import import_graph
+
     async with open_services() as services:
         with path.open(encoding="utf-8") as handle:
             return await import_graph(

@@ -8,28 +8,21 @@ import json
 import sys
 from collections.abc import Coroutine
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from metisgraph.api.auth import ANONYMOUS
-from metisgraph.api.graphql.context import UserError
-from metisgraph.api.graphql.error_refs import ErrorName, resolve_error
-from metisgraph.api.graphql.tenancy import readable_projects, utc
-from metisgraph.api.services import open_graph
-from metisgraph.graph import InvalidId, NodeRef, decode_id
-from metisgraph.graph.analytics import DEFAULT_CAP, Analytics, analytics
-from metisgraph.graph.explore import ErrorOrder, ErrorPage, error_page
-from metisgraph.graph.lineage import (
-    MAX_PAGE,
-    EnvironmentDiff,
-    Lineage,
-    LineageRequest,
-    Sighting,
-    lineage,
-)
+from metisgraph.graph.analytics import DEFAULT_CAP
+from metisgraph.graph.explore import ErrorOrder
+
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.api.graphql.error_refs import ErrorName
+    from metisgraph.graph.analytics import Analytics
+    from metisgraph.graph.explore import ErrorPage
+    from metisgraph.graph.lineage import EnvironmentDiff, Lineage, Sighting
 
 __all__ = ["analytics_command", "errors_command", "lineage_command"]
 
@@ -45,6 +38,9 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
 
 def _name(error: str, signature: bool) -> ErrorName:
     """A global id, a key (16 hex), a signature (--signature) or else a raw error text."""
+    from metisgraph.api.graphql.error_refs import ErrorName
+    from metisgraph.graph import InvalidId, decode_id
+
     if signature:
         return ErrorName(signature=error)
     try:
@@ -60,6 +56,8 @@ def _name(error: str, signature: bool) -> ErrorName:
 
 def _answer(work: Coroutine[Any, Any, T]) -> T:
     """Run a command's work; a question it cannot answer exits 2 with the reason."""
+    from metisgraph.api.graphql.context import UserError
+
     try:
         return asyncio.run(work)
     except (UserError, ValueError) as exc:
@@ -83,6 +81,10 @@ def lineage_command(
     as_json: AsJson = False,
 ) -> None:
     """An error's lineage across projects: sightings, what failed, fixes, regressions."""
+    from metisgraph.api.graphql.error_refs import resolve_error
+    from metisgraph.api.graphql.tenancy import readable_projects, utc
+    from metisgraph.api.services import open_graph
+    from metisgraph.graph.lineage import LineageRequest, lineage
 
     async def run() -> Lineage:
         async with open_graph() as store:
@@ -103,6 +105,8 @@ def _when(moment: datetime | None) -> str:
 
 
 def _print_lineage(found: Lineage) -> None:
+    from metisgraph.graph.lineage import MAX_PAGE
+
     if not found.errors:
         out.print(
             "no such error in these projects (a trace's signature holds its own code frames: "
@@ -195,6 +199,9 @@ def analytics_command(
     as_json: AsJson = False,
 ) -> None:
     """Clusters of errors, root-cause candidates, hubs, fix paths, over-represented packages."""
+    from metisgraph.api.graphql.tenancy import readable_projects, utc
+    from metisgraph.api.services import open_graph
+    from metisgraph.graph.analytics import analytics
 
     async def run() -> Analytics:
         async with open_graph() as store:
@@ -279,6 +286,10 @@ def errors_command(
     as_json: AsJson = False,
 ) -> None:
     """The errors of projects, most sighted (or most recent, or open) first, with their keys."""
+    from metisgraph.api.graphql.tenancy import readable_projects, utc
+    from metisgraph.api.services import open_graph
+    from metisgraph.graph import NodeRef
+    from metisgraph.graph.explore import error_page
 
     async def run() -> ErrorPage:
         async with open_graph() as store:

@@ -9,14 +9,12 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from metisgraph.api.audit import audit, audit_page
-from metisgraph.api.auth import Limits
-from metisgraph.api.keys import KeyInfo, create_key, list_keys, revoke_key
-from metisgraph.api.services import open_services
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.api.keys import KeyInfo
 
 __all__ = ["app", "audit_command"]
 
@@ -66,6 +64,11 @@ def create(
     as_json: JsonOption = False,
 ) -> None:
     """Make a key; its token is printed once (keep it: only its digest is stored)."""
+    from metisgraph.api.audit import audit
+    from metisgraph.api.auth import Limits
+    from metisgraph.api.keys import create_key
+    from metisgraph.api.services import open_services
+
     limits = Limits(per_second, per_minute, records_per_day)
 
     async def run() -> Any:
@@ -95,6 +98,8 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List keys (never their tokens), revoked ones too."""
+    from metisgraph.api.keys import list_keys
+    from metisgraph.api.services import open_services
 
     async def run() -> list[KeyInfo]:
         async with open_services() as services:
@@ -115,6 +120,9 @@ def list_command(
 @app.command()
 def revoke(key_id: Annotated[str, typer.Argument(help="The key id `keys list` shows")]) -> None:
     """Revoke a key: every server refuses it within 5 seconds."""
+    from metisgraph.api.audit import audit
+    from metisgraph.api.keys import revoke_key
+    from metisgraph.api.services import open_services
 
     async def run() -> list[str]:
         async with open_services() as services:
@@ -138,6 +146,8 @@ def audit_command(
     as_json: JsonOption = False,
 ) -> None:
     """Who recorded, reviewed, forgot, exported in a project, and who issued its keys."""
+    from metisgraph.api.audit import audit_page
+    from metisgraph.api.services import open_services
 
     async def run() -> Any:
         async with open_services() as services:

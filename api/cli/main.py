@@ -6,10 +6,9 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -24,12 +23,12 @@ from metisgraph.api.cli import mcp as cli_mcp
 from metisgraph.api.cli import review as cli_review
 from metisgraph.api.cli import schema as cli_schema
 from metisgraph.api.cli import snippets as cli_snippets
-from metisgraph.api.logs import configure_logging
-from metisgraph.api.services import open_services
-from metisgraph.api.settings import ApiSettings, Settings, load_settings
-from metisgraph.graph.embedded import EmbeddedNeo4j, EmbeddedNeo4jError
 
-__all__ = ["app", "main", "open_services"]
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.api.settings import ApiSettings, Settings
+    from metisgraph.graph.embedded import EmbeddedNeo4j
+
+__all__ = ["app", "main"]
 
 app = typer.Typer(
     help="metisgraph: long-term memory for software agents, in Neo4j.",
@@ -63,6 +62,9 @@ EXIT_NEO4J_AWAY = 4
 
 
 def _embedded(settings: Settings | None = None) -> EmbeddedNeo4j:
+    from metisgraph.api.settings import load_settings
+    from metisgraph.graph.embedded import EmbeddedNeo4j
+
     settings = settings or load_settings()
     return EmbeddedNeo4j(settings.embedded)
 
@@ -78,6 +80,8 @@ def serve(
     import uvicorn
 
     from metisgraph.api.http.app import create_app
+    from metisgraph.api.logs import configure_logging
+    from metisgraph.api.settings import load_settings
 
     settings = load_settings()
     settings.api.host = host or settings.api.host
@@ -119,6 +123,8 @@ def _print_first_question(settings: Settings) -> None:
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Fetch Neo4j's artifacts if needed and start the embedded DBMS."""
+    from metisgraph.graph.embedded import EmbeddedNeo4jError
+
     embedded = _embedded()
     try:
         started = embedded.start()
@@ -174,6 +180,8 @@ def ingest(
 ) -> None:
     """Ingest memory records or agent trajectories. Exit code 3 when some were refused, 4
     when Neo4j is unreachable or went away (run it again: nothing is written twice)."""
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
     _check_sources(path, format)
     if dead_letter and not dead_letter.parent.is_dir():
         err.print(f"[red]--dead-letter {dead_letter}: no folder {dead_letter.parent}")
@@ -218,6 +226,7 @@ def _check_sources(path: Path, format: str | None) -> None:
 async def _ingest(
     path: Path, format: str | None, project: str | None, dead_letter: Path | None, quiet: bool
 ) -> dict[str, Any]:
+    from metisgraph.api.services import open_services
     from metisgraph.ingest.adapters import read_path
     from metisgraph.ingest.pipeline import DeadLetter
 
@@ -277,6 +286,7 @@ def recall_command(
 ) -> None:
     """Recall the episodes that help with a question."""
     from metisgraph.api.graphql.recall_service import recall_for
+    from metisgraph.api.services import open_services
     from metisgraph.ingest.question import Question
 
     async def run() -> dict[str, Any]:

@@ -7,13 +7,14 @@ import getpass
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from metisgraph.api.services import Services
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.api.services import Services
 
 app = typer.Typer(help="Review: pending memories, and approve / reject / hold / correct.")
 err = Console(stderr=True, soft_wrap=True)

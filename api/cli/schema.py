@@ -7,14 +7,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from metisgraph.api.services import open_services, prepare_services
-from metisgraph.api.settings import load_settings
-from metisgraph.graph import IndexHealth, RepairFailed, read_stamp, repair_vector_index
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.graph import IndexHealth
 
 __all__ = ["app"]
 
@@ -27,6 +26,7 @@ err = Console(stderr=True, soft_wrap=True)
 @app.command("apply")
 def schema_apply() -> None:
     """Create missing constraints and indexes and wait until they are online."""
+    from metisgraph.api.services import open_services
 
     async def run() -> None:
         async with open_services() as services:
@@ -51,6 +51,8 @@ def schema_repair(
 
     Exit 1 when a rebuilt index still fails, 2 when --index names none of ours.
     """
+    from metisgraph.api.services import open_services
+    from metisgraph.graph import RepairFailed, repair_vector_index
 
     async def run() -> bool:
         async with open_services() as services:
@@ -105,6 +107,7 @@ def _population_report(name: str) -> Callable[[float], None]:
 @app.command("migrate")
 def schema_migrate() -> None:
     """Apply the schema and run the migrations the store has not had yet (each runs once)."""
+    from metisgraph.api.services import open_services
 
     async def run() -> None:
         async with open_services() as services:
@@ -128,6 +131,10 @@ def schema_reembed() -> None:
     services that use this store first: a process started with the old model would write
     vectors of its own (processes check the model when they start).
     """
+    from metisgraph.api.services import prepare_services
+    from metisgraph.api.settings import load_settings
+    from metisgraph.graph import read_stamp
+
     settings = load_settings()
     settings.embedding.on_change = "reembed"
     shown: dict[str, int] = {}

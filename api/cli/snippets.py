@@ -6,20 +6,14 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from metisgraph.api.cli.verify import verify
-from metisgraph.ingest.code import (
-    ExtractedSnippet,
-    SnippetAnalysis,
-    analyze_snippet,
-    extract_command_snippets,
-    extract_snippets,
-    needs_review,
-    without_secrets,
-)
+
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.ingest.code import ExtractedSnippet, SnippetAnalysis
 
 app = typer.Typer(help="Code memory: analyse and verify snippets.", no_args_is_help=True)
 app.command()(verify)
@@ -40,6 +34,8 @@ def analyze(
     as_json: JsonOption = False,
 ) -> None:
     """Print the analysis a snippet would get: structure, findings, risk and its template."""
+    from metisgraph.ingest.code import analyze_snippet
+
     code = _read(file)
     try:
         analysis = analyze_snippet(code, language, path=None if file == "-" else file)
@@ -60,6 +56,8 @@ def extract(
     as_json: JsonOption = False,
 ) -> None:
     """List the snippets found in a message, an observation or a shell action."""
+    from metisgraph.ingest.code import extract_command_snippets, extract_snippets, without_secrets
+
     text = _read(file)
     found = extract_command_snippets(text) if command else extract_snippets(text)
     # The kind is the analysis' (what ingest would store), decided on the code as written.
@@ -82,6 +80,8 @@ def extract(
 
 
 def _kind(snippet: ExtractedSnippet) -> str | None:
+    from metisgraph.ingest.code import analyze_snippet
+
     if not snippet.code.strip():
         return None
     return analyze_snippet(snippet.code, snippet.language, path=snippet.path).kind
@@ -102,6 +102,8 @@ def _read(file: str) -> str:
 
 
 def _analysis_json(analysis: SnippetAnalysis) -> dict[str, Any]:
+    from metisgraph.ingest.code import needs_review
+
     document = dataclasses.asdict(analysis)
     document["needs_review"] = needs_review(analysis)
     return document
@@ -109,6 +111,8 @@ def _analysis_json(analysis: SnippetAnalysis) -> dict[str, Any]:
 
 def render_analysis(analysis: SnippetAnalysis) -> str:
     """The analysis as aligned text for a terminal."""
+    from metisgraph.ingest.code import needs_review
+
     lines = [
         f"language    {analysis.language}",
         f"kind        {analysis.kind}",

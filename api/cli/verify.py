@@ -10,14 +10,14 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from metisgraph.ingest import EnvironmentInput
-from metisgraph.ingest.sandbox import SnippetNotFound, Verification, verify_snippet
+if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stays light
+    from metisgraph.ingest import EnvironmentInput
+    from metisgraph.ingest.sandbox import Verification
 
 __all__ = ["verify"]
 
@@ -48,6 +48,7 @@ def verify(
     """Run a snippet's tests (or --command) in the sandbox: a pass is VERIFIED_IN the
     environment, a failure counts against the snippet. Exit 0 passed, 1 failed, 3 refused."""
     from metisgraph.api.services import open_services
+    from metisgraph.ingest.sandbox import SnippetNotFound, verify_snippet
 
     environment = _environment(env)
     parameters = _parameters(param or [])
@@ -72,6 +73,10 @@ def verify(
 
 
 def _environment(value: str | None) -> EnvironmentInput | None:
+    from pydantic import ValidationError
+
+    from metisgraph.ingest import EnvironmentInput
+
     if value is None:
         return None
     text = value if value.lstrip().startswith("{") else _read(value)
