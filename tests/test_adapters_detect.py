@@ -119,7 +119,7 @@ def test_a_folder_of_mixed_files(fixtures_dir: Path) -> None:
 
 
 def test_a_folder_with_a_format_reads_only_that_format(fixtures_dir: Path) -> None:
-    items = list(read_path(fixtures_dir, format="mini-swe-agent"))
+    items = list(read_path(fixtures_dir / "trajectories", format="mini-swe-agent"))
     files = {Path(i.ref.file).name for i in items}
     assert files == {
         "acme__widgets-101.traj.json",
