@@ -115,7 +115,16 @@ class OnnxQueryEncoder:
         return encoder
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Vectors of ``texts``, pooled and normalised as the sentence-transformers model."""
+        """Vectors of ``texts``, pooled and normalised as the sentence-transformers model.
+
+        Each text runs alone: in one batch a question's first line and its error's template
+        were padded to the length of the pasted issue or trace beside them and cost as much
+        as it (the model's cost grows with the padded length; the vectors are the same)."""
+        if len(texts) < 2:
+            return self._encode_batch(texts)
+        return np.concatenate([self._encode_batch([text]) for text in texts])
+
+    def _encode_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:  # one at a time: the tokenizer is not shared, the cores are few
             batch = self._tokenizer(
                 list(texts),

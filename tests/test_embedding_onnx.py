@@ -31,10 +31,31 @@ def onnx_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 def test_question_vectors_equal_the_torch_ones_within_1e_5(onnx_embedder: Embedder) -> None:
     torch_vectors = onnx_embedder.encode(TEXTS)
     one_by_one = np.stack([onnx_embedder.encode_queries([t], tenant="t")[0] for t in TEXTS])
-    batched = onnx_embedder.encode_queries(TEXTS, tenant="u")  # padded to the longest
+    batched = onnx_embedder.encode_queries(TEXTS, tenant="u")  # asked together
     assert np.abs(one_by_one - torch_vectors).max() <= 1e-5
     assert np.abs(batched - torch_vectors).max() <= 1e-5
     assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_short_text_asked_beside_a_long_one_is_not_padded_to_its_length(
+    onnx_embedder: Embedder,
+) -> None:
+    """A question's first line beside the pasted trace it heads: the model sees each text at
+    its own length (what the model costs grows with the length it is given)."""
+    encoder = onnx_embedder._onnx  # type: ignore[attr-defined]
+    session, lengths = encoder._session, []
+
+    class Recording:
+        def run(self, names: Any, feed: dict[str, Any]) -> Any:
+            lengths.append(feed["input_ids"].shape)
+            return session.run(names, feed)
+
+    encoder._session = Recording()
+    try:
+        encoder.encode(["a short first line", TEXTS[-1]])
+    finally:
+        encoder._session = session
+    assert lengths[0][0] == lengths[1][0] == 1 and lengths[0][1] < 10 < 256 == lengths[1][1]
 
 
 def test_the_export_is_kept_and_reused_by_the_next_process(onnx_embedder: Embedder) -> None:
