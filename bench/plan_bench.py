@@ -18,6 +18,7 @@ wall-time medians is kept beside it.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -73,6 +74,7 @@ class PlanFigures:
     plan_context: dict[str, Any] = field(default_factory=dict)
     sdk: dict[str, Any] = field(default_factory=dict)
     prompt: dict[str, Any] = field(default_factory=dict)
+    before: dict[str, Any] = field(default_factory=dict)  # `--against`: the other checkout
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -99,8 +101,12 @@ def _raw(client: httpx.Client, endpoint: str, project: str, q: Query) -> dict[st
     return result
 
 
-def _ask(base: str, project: str, tasks: list[Query], warmup: list[Query]) -> dict[str, Any]:
-    raw_calls, sdk_calls = _Calls(), _Calls()
+def _ask(
+    base: str, project: str, tasks: list[Query], warmup: list[Query], other: str | None = None
+) -> dict[str, Any]:
+    """``other``: another server's base URL, asked every task raw too (after ours on even
+    tasks, before on odd ones): its wall times are ``before``."""
+    raw_calls, sdk_calls, other_ms = _Calls(), _Calls(), []
     tokens, memories, abstained = [], [], 0
     transport = TimedTransport()
     endpoint = f"{base}/graphql"
@@ -111,11 +117,18 @@ def _ask(base: str, project: str, tasks: list[Query], warmup: list[Query]) -> di
         for q in warmup:
             _raw(raw, endpoint, project, q)
             sdk.plan_context(project, q.text, error=q.error, k=K, budget=BUDGET)
+            if other:
+                _raw(raw, f"{other}/graphql", project, q)
         stages = _stage_seconds(raw, endpoint)
         for number, q in enumerate(tasks):
-            for who in ("raw", "sdk") if number % 2 == 0 else ("sdk", "raw"):
+            order = ["raw", "sdk", "other"] if number % 2 == 0 else ["other", "sdk", "raw"]
+            for who in order:
                 started = time.perf_counter()
-                if who == "raw":
+                if who == "other":
+                    if other:
+                        _raw(raw, f"{other}/graphql", project, q)
+                        other_ms.append((time.perf_counter() - started) * 1000)
+                elif who == "raw":
                     result = _raw(raw, endpoint, project, q)
                     raw_calls.add((time.perf_counter() - started) * 1000, transport.last_ms)
                     tokens.append(result["tokens"])
@@ -142,6 +155,7 @@ def _ask(base: str, project: str, tasks: list[Query], warmup: list[Query]) -> di
             ),
             "sdk_wall_ms": _summary(sdk_calls.wall_ms),
         },
+        "before": _summary(other_ms) if other_ms else {},
         "prompt": {
             "tokens_median": statistics.median(tokens),
             "memories_median": statistics.median(memories),
@@ -150,10 +164,25 @@ def _ask(base: str, project: str, tasks: list[Query], warmup: list[Query]) -> di
     }
 
 
-def bench_plan(neo4j: BenchNeo4j, corpus: Corpus, tasks: int, port: int, logs: Path) -> PlanFigures:
+def bench_plan(
+    neo4j: BenchNeo4j,
+    corpus: Corpus,
+    tasks: int,
+    port: int,
+    logs: Path,
+    against: Path | None = None,
+) -> PlanFigures:
+    """``against``: another checkout's `metisgraph`, served beside (port + 100), asked the
+    same tasks (raw calls) in alternating order."""
     asked = corpus.queries(tasks + _WARMUP)
     asked, warmup = asked[:tasks], asked[tasks:]
     logs.mkdir(parents=True, exist_ok=True)
-    with metisgraph_server(neo4j, port, logs / "metisgraph-plan.log") as url:
-        figures = _ask(url.removesuffix("/graphql"), corpus.project, asked, warmup)
+    with contextlib.ExitStack() as servers:
+        other = None
+        if against is not None:
+            log = logs / "metisgraph-plan-against.log"
+            url = servers.enter_context(metisgraph_server(neo4j, port + 100, log, against))
+            other = url.removesuffix("/graphql")
+        url = servers.enter_context(metisgraph_server(neo4j, port, logs / "metisgraph-plan.log"))
+        figures = _ask(url.removesuffix("/graphql"), corpus.project, asked, warmup, other)
     return PlanFigures(size=corpus.size, tasks=len(asked), **figures)

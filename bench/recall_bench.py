@@ -37,6 +37,7 @@ import httpx
 from bench.corpus import Corpus, Query
 from bench.database import BenchNeo4j
 from bench.ingest_bench import parsed_items
+from bench.long_questions import LONG_SETS, long_questions
 from metisgraph.graph.store import GraphStore
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline import Ingestor
@@ -52,6 +53,8 @@ _WARMUP = 20  # questions asked first and not measured
 # state on this machine (a trivial read took 3.2 ms of wall time in the first 2,000, 1.0 ms
 # after 10,000), so a short warm-up measures a JVM no long-running service is: `--warmup`.
 WARMUP_ASKS = 20
+LONG_QUESTIONS = 100  # the long-question phase (bench/long_questions.py)
+_AGAINST_OFFSET = 100  # `--against`: the other checkout's server on the API port + 100
 CLIENTS = 8  # concurrent clients in the throughput phase (issue 13 asks for 8)
 RECALL = """
 query Recall($project: String!, $query: String!, $error: String) {
@@ -244,6 +247,9 @@ class RecallFigures:
     floor_ratio_p50: float | None = None
     floor_ratio_p95: float | None = None
     rss_mb: dict[str, float | None] = field(default_factory=dict)  # after the throughput phase
+    before: dict[str, Any] = field(default_factory=dict)  # `--against`: the other checkout
+    long_questions: dict[str, Any] = field(default_factory=dict)  # pasted traces and reports
+    cold_start: dict[str, Any] = field(default_factory=dict)  # the first questions, alone
 
 
 def _ask_metisgraph(
@@ -324,6 +330,8 @@ class ConcurrentFigures:
 
 
 Asker = Callable[[httpx.Client, Query], list[str]]
+# A system asked one question: the ids it returns, and recall's answer when it is metisgraph.
+Ask = Callable[[httpx.Client, Query], tuple[list[str], dict[str, Any] | None]]
 
 
 def _concurrent_pass(
@@ -365,71 +373,59 @@ def _concurrent_pass(
 
 
 def run_throughput(
-    metis_url: str,
-    chroma_url: str,
-    project: str,
-    halves: tuple[list[Query], list[Query]],
-    clients: int = CLIENTS,
+    askers: dict[str, Ask], halves: tuple[list[Query], list[Query]], clients: int = CLIENTS
 ) -> dict[str, Any]:
-    """Requests per second with ``clients`` at once, each system alone: A B on the first half
-    of the questions, B A on the second."""
-    systems: dict[str, tuple[Asker, ConcurrentFigures]] = {
-        "metisgraph": (
-            lambda c, q: _ask_metisgraph(c, metis_url, project, q)[0],
-            ConcurrentFigures(),
-        ),
-        "chroma": (lambda c, q: _ask_ids(c, chroma_url, q), ConcurrentFigures()),
-    }
-    for name, questions in zip(
-        ("metisgraph", "chroma", "chroma", "metisgraph"), (0, 0, 1, 1), strict=True
-    ):
-        ask, figures = systems[name]
-        _concurrent_pass(ask, halves[questions], clients, figures)
-    m, c = (systems[name][1].summary() for name in ("metisgraph", "chroma"))
-    ratio = round(c["rps"] / m["rps"], 2) if m["rps"] else None
-    return {"clients": clients, "passes": 2, "metisgraph": m, "chroma": c, "rps_ratio": ratio}
+    """Requests per second with ``clients`` at once, each system alone: A B (C) on the first
+    half of the questions, (C) B A on the second."""
+    figures = {name: ConcurrentFigures() for name in askers}
+    names = list(askers)
+    for questions, order in ((halves[0], names), (halves[1], names[::-1])):
+        for name in order:
+            ask = askers[name]
+            _concurrent_pass(lambda c, q, ask=ask: ask(c, q)[0], questions, clients, figures[name])
+    out: dict[str, Any] = {"clients": clients, "passes": 2}
+    out |= {name: f.summary() for name, f in figures.items()}
+    m, c = out["metisgraph"], out["chroma"]
+    out["rps_ratio"] = round(c["rps"] / m["rps"], 2) if m["rps"] else None
+    return out
 
 
-_ORDERS = (("m", "c", "f"), ("c", "f", "m"), ("f", "m", "c"), ("m", "f", "c"), ("c", "m", "f"))
-_ORDERS += (("f", "c", "m"),)  # every system first, second and third equally often
+def _orders(names: list[str]) -> list[list[str]]:
+    """Each system first, second, ... equally often: every rotation and its reverse (for
+    three systems, every permutation)."""
+    out: list[list[str]] = []
+    for shift in range(len(names)):
+        turn = names[shift:] + names[:shift]
+        out += [turn, turn[::-1]]
+    return out
 
 
 def run_queries(
-    metis_url: str,
-    chroma_url: str,
-    project: str,
-    queries: list[Query],
-    warmup: list[Query],
-    floor_url: str,
-) -> tuple[SystemFigures, SystemFigures, SystemFigures]:
+    askers: dict[str, Ask], queries: list[Query], warmup: list[Query], metrics: dict[str, str]
+) -> dict[str, SystemFigures]:
     """Warm up on questions that are not measured (metisgraph remembers question vectors).
-    Each question goes to every system, the order rotating through all permutations."""
-    metis, chroma, floor = SystemFigures(), SystemFigures(), SystemFigures()
+    Each question goes to every system, the order rotating so that each is first as often
+    as the others. ``metrics``: the systems with recall's stage timings on /metrics (their
+    GraphQL URL): the stages' means over the measured questions."""
+    figures = {name: SystemFigures() for name in askers}
+    orders = _orders(list(askers))
     with httpx.Client(timeout=60) as client:
         for q in warmup:
-            _ask_metisgraph(client, metis_url, project, q)
-            _ask_ids(client, chroma_url, q)
-            _ask_ids(client, floor_url, q)
-        stages = _stage_seconds(client, metis_url)
+            for ask in askers.values():
+                ask(client, q)
+        stages = {name: _stage_seconds(client, url) for name, url in metrics.items()}
         for number, q in enumerate(queries):
-            order = _ORDERS[number % len(_ORDERS)]
-            for system in order:
+            for name in orders[number % len(orders)]:
                 started = time.perf_counter()
-                if system == "m":
-                    ids, result = _ask_metisgraph(client, metis_url, project, q)
-                    metis.latencies_ms.append((time.perf_counter() - started) * 1000)
-                    metis.hits += any(i in q.relevant for i in ids[:5])
-                    metis.abstained += bool(result["abstained"])
-                elif system == "c":
-                    ids = _ask_ids(client, chroma_url, q)
-                    chroma.latencies_ms.append((time.perf_counter() - started) * 1000)
-                    chroma.hits += any(i in q.relevant for i in ids[:5])
-                else:
-                    ids = _ask_ids(client, floor_url, q)
-                    floor.latencies_ms.append((time.perf_counter() - started) * 1000)
-                    floor.hits += any(i in q.relevant for i in ids[:5])
-        metis.server_ms = _stage_means_ms(stages, _stage_seconds(client, metis_url))
-    return metis, chroma, floor
+                ids, result = askers[name](client, q)
+                system = figures[name]
+                system.latencies_ms.append((time.perf_counter() - started) * 1000)
+                system.hits += any(i in q.relevant for i in ids[:5])
+                if result is not None:
+                    system.abstained += bool(result["abstained"])
+        for name, url in metrics.items():
+            figures[name].server_ms = _stage_means_ms(stages[name], _stage_seconds(client, url))
+    return figures
 
 
 def _throughput_questions(
@@ -442,6 +438,43 @@ def _throughput_questions(
     return fresh[:middle], fresh[middle:]
 
 
+def _cold_questions(corpus: Corpus, count: int, seen: set[str]) -> list[Query]:
+    """``count`` questions asked nowhere else in the run (after the throughput ones)."""
+    more = corpus.queries(3 * count + _WARMUP + count)[3 * count + _WARMUP :]
+    return [q for q in more if q.text not in seen][:count]
+
+
+def _metis_asker(url: str, project: str) -> Ask:
+    return lambda client, q: _ask_metisgraph(client, url, project, q)
+
+
+def _ids_asker(url: str) -> Ask:
+    return lambda client, q: (_ask_ids(client, url, q), None)
+
+
+def _cold_start(url: str, project: str, questions: list[Query], ready_s: float) -> dict[str, Any]:
+    """The first questions a fresh server (and a fresh Neo4j) answers, metisgraph alone."""
+    figures = run_queries({"metisgraph": _metis_asker(url, project)}, questions, [], {})
+    out = figures["metisgraph"].summary(len(questions))
+    return {"ready_s": round(ready_s, 1), "questions": len(questions), **out}
+
+
+def _long_phase(
+    askers: dict[str, Ask], metrics: dict[str, str], count: int
+) -> dict[str, Any] | None:
+    """Pasted traces and bug reports, every system in rotation (latency only)."""
+    questions = long_questions(count)
+    if not questions:
+        return None
+    figures = run_queries(askers, questions, [], metrics)
+    out: dict[str, Any] = {"questions": len(questions), "sets": list(LONG_SETS)}
+    for name, system in figures.items():
+        summary = system.summary(len(questions))
+        summary.pop("recall@5")
+        out[name] = summary
+    return out
+
+
 def bench_recall(
     neo4j: BenchNeo4j,
     corpus: Corpus,
@@ -451,24 +484,48 @@ def bench_recall(
     logs: Path,
     load: dict[str, Any],
     warmup_questions: int = WARMUP_ASKS,
+    against: Path | None = None,
+    long_count: int = LONG_QUESTIONS,
 ) -> RecallFigures:
+    """Cold start (metisgraph's first questions, alone), warm-up, the short questions and the
+    long ones (every system in rotation), then the throughput phase. ``against``: another
+    checkout's `metisgraph`, served beside this one (API port + 100) and asked the same."""
     asked = corpus.queries(queries + _WARMUP)
     asked, warmup = asked[:queries], asked[queries:]
     halves = _throughput_questions(corpus, queries, {q.text for q in asked + warmup})
+    seen = {q.text for q in [*asked, *warmup, *halves[0], *halves[1]]}
+    cold = _cold_questions(corpus, queries, seen)
     warmup = list(itertools.islice(itertools.cycle(warmup), max(warmup_questions, len(warmup))))
     logs.mkdir(parents=True, exist_ok=True)
-    with (
-        metisgraph_server(neo4j, ports[0], logs / "metisgraph-serve.log") as metis_url,
-        chroma_server(chroma_path, "episodes", ports[1], logs / "chroma-serve.log") as chroma_url,
-        floor_server(neo4j, corpus.project, ports[2], logs / "floor-serve.log") as floor_url,
-    ):
-        metis, chroma, floor = run_queries(
-            metis_url, chroma_url, corpus.project, asked, warmup, floor_url
+    with contextlib.ExitStack() as servers:
+        chroma_url = servers.enter_context(
+            chroma_server(chroma_path, "episodes", ports[1], logs / "chroma-serve.log")
         )
-        throughput = run_throughput(metis_url, chroma_url, corpus.project, halves)
+        floor_url = servers.enter_context(
+            floor_server(neo4j, corpus.project, ports[2], logs / "floor-serve.log")
+        )
+        metrics: dict[str, str] = {}
+        if against is not None:
+            log = logs / "metisgraph-serve-against.log"
+            metrics["before"] = servers.enter_context(
+                metisgraph_server(neo4j, ports[0] + _AGAINST_OFFSET, log, against)
+            )
+        started = time.monotonic()
+        metrics["metisgraph"] = servers.enter_context(
+            metisgraph_server(neo4j, ports[0], logs / "metisgraph-serve.log")
+        )
+        cold_start = _cold_start(
+            metrics["metisgraph"], corpus.project, cold, time.monotonic() - started
+        )
+        askers = {name: _metis_asker(url, corpus.project) for name, url in metrics.items()}
+        askers |= {"chroma": _ids_asker(chroma_url), "floor": _ids_asker(floor_url)}
+        figures = run_queries(askers, asked, warmup, metrics)
+        long = _long_phase(askers, metrics, long_count)
+        throughput = run_throughput({k: v for k, v in askers.items() if k != "floor"}, halves)
         memory = {"metisgraph_api": rss_mb(ports[0]), "chroma_api": rss_mb(ports[1])}
         memory["neo4j"] = rss_mb(int(neo4j.uri.rsplit(":", 1)[1]))
-    m, c, f = (s.summary(len(asked)) for s in (metis, chroma, floor))
+    m, c, f = (figures[n].summary(len(asked)) for n in ("metisgraph", "chroma", "floor"))
+    before = figures["before"].summary(len(asked)) if "before" in figures else {}
     return RecallFigures(
         size=corpus.size,
         queries=len(asked),
@@ -483,4 +540,7 @@ def bench_recall(
         floor_ratio_p50=round(f["p50_ms"] / c["p50_ms"], 2),
         floor_ratio_p95=round(f["p95_ms"] / c["p95_ms"], 2),
         rss_mb=memory,
+        before=before,
+        long_questions=long or {},
+        cold_start=cold_start,
     )

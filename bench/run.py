@@ -45,6 +45,7 @@ from bench.lineage_bench import LineageSample, bench_lineage, lineage_sample  # 
 from bench.maintain_bench import NewEpisodes, bench_maintain  # noqa: E402
 from bench.plan_bench import bench_plan  # noqa: E402
 from bench.recall_bench import (  # noqa: E402
+    LONG_QUESTIONS,
     WARMUP_ASKS,
     bench_recall,
     build_chroma,
@@ -95,9 +96,16 @@ def _options() -> argparse.Namespace:
     parser.add_argument(
         "--against",
         type=Path,
-        help="lineage: another checkout's `metisgraph` executable, served beside this one on "
-        "the API port + 100 (recall: the next one) and asked the same lineages alternately "
+        help="lineage and recall: another checkout's `metisgraph` executable, served beside "
+        "this one on the API port + 100 and asked the same questions in the same rotation "
         "(a before/after in one run)",
+    )
+    parser.add_argument(
+        "--long-questions",
+        type=int,
+        default=LONG_QUESTIONS,
+        help="recall: pasted traces and bug reports of the shared sets asked after the short "
+        "questions (0: none; skipped when the shared data is absent)",
     )
     parser.add_argument(
         "--warmup",
@@ -257,7 +265,9 @@ def _plan_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
     with running_neo4j(home, options.neo4j_port, options.heap, options.pagecache) as neo4j:
         corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
         print(f"plan corpus {size}: {load}", flush=True)
-        figures = bench_plan(neo4j, corpus, options.queries, options.api_port, RESULTS / "logs")
+        figures = bench_plan(
+            neo4j, corpus, options.queries, options.api_port, RESULTS / "logs", options.against
+        )
     return {**asdict(figures), "load": load}
 
 
@@ -275,6 +285,8 @@ def _recall_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
             RESULTS / "logs",
             load,
             options.warmup,
+            against=options.against,
+            long_count=options.long_questions,
         )
     return asdict(figures)
 
