@@ -56,6 +56,7 @@ REQUIRED: dict[str, Scope] = {
     "Query.searchSnippets": Scope.read,
     "Query.snippet": Scope.read,
     "Query.lineage": Scope.read,
+    "Query.testLineage": Scope.read,
     "Query.projects": Scope.read,
     "Query.errors": Scope.read,
     "Query.error": Scope.read,

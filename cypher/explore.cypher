@@ -83,8 +83,9 @@ RETURN r.project AS project, r.key AS key, r.kind AS kind, r.category AS categor
 
 // name: explore_task
 // mode: read
-// A task and its steps in chain order (at most $limit), each with its errors, tools,
-// snippets and environment.
+// A task (with its constraints and the harness verdicts that judged it: the tests each run
+// passed and failed) and its steps in chain order (at most $limit), each with its errors,
+// tools, snippets and environment.
 MATCH (t:Task {project: $project, id: $id})
 CALL (t) {
   OPTIONAL MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})
@@ -94,9 +95,13 @@ OPTIONAL MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})
 WITH t, steps, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
 WITH t, steps, collect(e)[..$limit] AS chain
 RETURN t {.id, .project, .goal, .status, .outcome, .agent, .started_at, .ended_at,
-          .constraints, .tags} AS task, steps,
+          .constraints, .tags,
+          verdicts: COLLECT { MATCH (t)-[:JUDGED_BY]->(v:Verdict {project: t.project})
+                              RETURN v {.run, .instance, .resolved, .harnesses, .tests_failed,
+                                        .tests_passed, .recorded_at} AS v
+                              ORDER BY v.recorded_at, v.run }} AS task, steps,
        [e IN chain | e {.id, .project, .step, .created_at, .summary, .outcome, .kind,
-                        .action_type, .action_command, .resolution,
+                        .action_type, .action_command, .action_parameters, .facts, .resolution,
          errors: COLLECT { MATCH (e)-[:HIT]->(r:Error)
                            RETURN r {.key, .kind, .signature} AS r ORDER BY r.key },
          resolved: COLLECT { MATCH (e)-[:RESOLVED]->(r:Error) RETURN r.key AS k ORDER BY k },

@@ -322,8 +322,9 @@ RETURN EXISTS {
 
 // name: recall_expand
 // mode: read
-// Everything recall returns about its hits, in one round trip: the episode, its task and
-// how it ended, its errors, environment, neighbouring steps, contradictions, the newer
+// Everything recall returns about its hits, in one round trip: the episode (its facts and
+// action parameters as stored JSON), its task, its constraints and how it ended (the tests
+// its harness verdict failed), its errors, environment, neighbouring steps, contradictions, the newer
 // fixes that superseded it, its project's clock (for decay) and the snippets across the
 // bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
 // {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
@@ -374,7 +375,8 @@ CALL (e) {
 }
 RETURN key.project AS project, key.id AS id,
        e {.id, .project, .task_id, .step, .kind, .title, .summary, .reasoning, .action_type,
-          .action_command, .observation, .error_text, .outcome, .tags, .source, .confidence,
+          .action_command, .action_parameters, .facts, .observation, .error_text, .outcome,
+          .tags, .source, .confidence,
           .review_status, .uses, .successes, .failures, .resolution,
           .resolved_by, {{vectors}} .duplicate_of, .prior_confidence, .prior_strength,
           .evidence_for, .evidence_against, .contexts,
@@ -384,7 +386,9 @@ RETURN key.project AS project, key.id AS id,
           active_at: e.active_at.epochSeconds * 1000000 + e.active_at.microsecond,
           duplicates: duplicates} AS episode,
        CASE WHEN t IS NULL THEN null ELSE
-         t {.id, .goal, .status, .outcome,
+         t {.id, .goal, .status, .outcome, .constraints,
+            tests_failed: COLLECT { MATCH (t)-[:JUDGED_BY]->(v:Verdict {project: t.project})
+                                    UNWIND v.tests_failed AS name RETURN DISTINCT name }[..20],
             started_at: t.started_at.epochSeconds * 1000000 + t.started_at.microsecond,
             ended_at: t.ended_at.epochSeconds * 1000000 + t.ended_at.microsecond,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,

@@ -71,3 +71,22 @@ MATCH (o:OutcomeReport {project: row.project,
                         key: 'bridge:' + row.episode_id + ':' + row.id + ':'
                              + CASE row.outcome WHEN 'success' THEN 'failure' ELSE 'success' END})
 DETACH DELETE o
+
+// name: test_lineage
+// mode: read
+// A test across runs: every verdict of the readable projects that ran it, whether the run
+// failed or passed it, and the tasks it judged, oldest run first (a run's time is its first
+// task's start, else when its verdict was recorded). At most $limit runs.
+UNWIND $projects AS project
+MATCH (v:Verdict {project: project})
+WHERE $test IN v.tests_failed OR $test IN v.tests_passed
+CALL (v) {
+  OPTIONAL MATCH (t:Task {project: v.project})-[:JUDGED_BY]->(v)
+  WITH t ORDER BY t.started_at, t.id
+  RETURN collect(t {.id, .goal, .status, .outcome, .agent, .started_at, .ended_at}) AS tasks
+}
+WITH v, tasks, coalesce(tasks[0].started_at, v.recorded_at) AS at
+RETURN v.project AS project, v.run AS run, v.instance AS instance, v.resolved AS resolved,
+       $test IN v.tests_failed AS failed, v.harnesses AS harnesses, tasks, at
+ORDER BY at, run, instance, project
+LIMIT $limit

@@ -8,6 +8,7 @@ whatever k and whatever the size of the graph.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ _M = TypeVar("_M", bound="Hit | PatternHit")
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
+_STORED_JSON = ("facts", "action_parameters")  # maps an episode keeps as JSON text
 # Cosine similarity: the abstention reads the best of these.
 _VECTOR_CHANNELS = tuple(c.name for c in CHANNELS if c.kind == "vector")
 # Strong evidence: graph channels whose candidate may come back on its own.
@@ -108,7 +110,20 @@ def _trim(episode: dict[str, Any]) -> dict[str, Any]:
         text = episode.get(key)
         if isinstance(text, str) and len(text) > _TEXT_CHARS:
             episode[key] = text[:_TEXT_CHARS] + " …"
+    for key in _STORED_JSON:
+        episode[key] = _loaded(episode.get(key))
     return episode
+
+
+def _loaded(value: Any) -> Any:
+    """A map stored as JSON text (ingest/prepare/episode.py), as a value; None when absent
+    or unreadable (written by no version of ours)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
 
 
 def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -> Hit:

@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import ErrorFields, PageInfo, error_fields
 from metisgraph.api.graphql.tenancy import readable_projects, readable_ref, utc, visible_projects
+from metisgraph.api.graphql.verdict_types import RunVerdict, run_verdict
 from metisgraph.graph import InvalidCursor, NodeRef
 from metisgraph.graph.explore import (
     MAX_DEPTH,
@@ -103,6 +104,10 @@ class ChainStep:
     tools: list[str]
     snippets: list[SnippetRef]
     environment: JSON | None
+    action_parameters: JSON | None = strawberry.field(
+        default=None, description="The action's parameters as recorded (sanitized)"
+    )
+    facts: JSON | None = strawberry.field(default=None, description="Its structured facts")
 
 
 @strawberry.type(description="A task and its chain of steps, with their errors, tools, snippets.")
@@ -118,6 +123,14 @@ class TaskNode:
     ended_at: datetime | None
     step_count: int
     steps: list[ChainStep]
+    constraints: list[str] = strawberry.field(
+        default_factory=list, description="What the task had to respect, as recorded"
+    )
+    verdicts: list[RunVerdict] = strawberry.field(
+        default_factory=list,
+        description="The harness verdicts that judged it, oldest first: which tests each run "
+        "failed and passed",
+    )
 
 
 @strawberry.type(
@@ -313,6 +326,8 @@ def _task_node(chain: TaskChain) -> TaskNode:
                 tools=s.tools,
                 snippets=snippets,
                 environment=cast(JSON, s.environment),
+                action_parameters=cast(JSON, s.action_parameters),
+                facts=cast(JSON, s.facts),
             )
         )
     return TaskNode(
@@ -327,6 +342,8 @@ def _task_node(chain: TaskChain) -> TaskNode:
         ended_at=chain.ended_at,
         step_count=chain.step_count,
         steps=steps,
+        constraints=chain.constraints,
+        verdicts=[run_verdict(v) for v in chain.verdicts],
     )
 
 

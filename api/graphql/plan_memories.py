@@ -17,6 +17,7 @@ __all__ = ["memories_from"]
 _KIND = {"success": "success", "failure": "failure"}  # partial, unknown: experience
 _RISKY = ("high", "critical")
 _TEMPLATE_LINES = 60  # a longer template is shown by its head; its id fetches it whole
+_VALUE_CHARS = 400  # an action's parameters in the prompt; the episode's id fetches them whole
 
 
 def _text(value: Any) -> str | None:
@@ -56,12 +57,37 @@ def _why_hit(hit: Hit, rank: int, total: int) -> str:
     return why
 
 
+def _values(value: Any) -> str | None:
+    """A recorded map (action parameters) as `name=value, …`, compact JSON for nested values."""
+    if not isinstance(value, dict) or not value:
+        return None
+    shown = (f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in value.items())
+    text = ", ".join(shown)
+    return text if len(text) <= _VALUE_CHARS else text[:_VALUE_CHARS] + " …"
+
+
+def _task_lines(task: dict[str, Any] | None, failure: bool) -> list[str]:
+    """The task it belongs to, how it ended, what it had to respect, the tests it failed."""
+    if not task or not task.get("goal"):
+        return []
+    ended = task.get("outcome") or task.get("status") or "open"
+    lines = [f"task: {task['goal']} (ended {ended})"]
+    constraints = [c for c in task.get("constraints") or [] if _text(c)]
+    lines += ["task constraints: " + "; ".join(constraints)] if constraints else []
+    failed = task.get("tests_failed") or []
+    if failed and (failure or ended != "success"):
+        lines.append("tests failed: " + ", ".join(failed[:5]) + (" …" if len(failed) > 5 else ""))
+    return lines
+
+
 def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
     e = hit.episode
     outcome = e.get("outcome") or "unknown"
     kind = _KIND.get(outcome, "experience")
     action = _text(e.get("action_command"))
     lines = [f"did: {action}"] if action else []
+    parameters = _values(e.get("action_parameters"))
+    lines += [f"parameters: {parameters}"] if parameters else []
     if kind == "failure":
         cause = _text(e.get("error_text")) or _text(e.get("observation"))
         lines += [f"cause: {cause}"] if cause else []
@@ -76,9 +102,7 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
         lines += [f"resolution: {resolution}"] if resolution else []
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
-    if hit.task and hit.task.get("goal"):
-        ended = hit.task.get("outcome") or hit.task.get("status") or "open"
-        lines.append(f"task: {hit.task['goal']} (ended {ended})")
+    lines += _task_lines(hit.task, kind == "failure")
     heading = f"{e.get('summary') or e.get('title') or ''} (outcome {outcome}; id {e['id']})"
     return Memory(
         kind=kind, id=e["id"], heading=heading, lines=tuple(lines),

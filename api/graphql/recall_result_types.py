@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import strawberry
+from strawberry.scalars import JSON
 
 from metisgraph.api.graphql.common_types import Environment, environment_view
 from metisgraph.api.graphql.snippet_types import Compatibility, Snippet, snippet_view
@@ -27,6 +28,13 @@ class TaskInfo:
     steps: int | None
     started_at: datetime | None
     ended_at: datetime | None
+    constraints: list[str] = strawberry.field(
+        default_factory=list, description="What the task had to respect, as recorded"
+    )
+    tests_failed: list[str] = strawberry.field(
+        default_factory=list,
+        description="Tests its harness verdict reports failing (at most 20; task(id) has all)",
+    )
 
 
 @strawberry.type(description="One unit of experience (sanitized: no raw text, no secrets).")
@@ -41,8 +49,12 @@ class Episode:
     reasoning: str | None
     action_type: str | None
     action_command: str | None
+    action_parameters: JSON | None = strawberry.field(
+        description="The action's parameters as recorded (sanitized)"
+    )
     observation: str | None
     error: str | None
+    facts: JSON | None = strawberry.field(description="The structured facts recorded with it")
     outcome: str
     tags: list[str]
     source: str | None
@@ -256,8 +268,10 @@ def episode_view(row: dict[str, Any]) -> Episode:
         reasoning=row.get("reasoning"),
         action_type=row.get("action_type"),
         action_command=row.get("action_command"),
+        action_parameters=row.get("action_parameters"),
         observation=row.get("observation"),
         error=row.get("error_text"),
+        facts=row.get("facts"),
         outcome=row.get("outcome") or "unknown",
         tags=list(row.get("tags") or []),
         source=row.get("source"),
@@ -329,6 +343,8 @@ def _task(row: dict[str, Any] | None) -> TaskInfo | None:
         steps=row.get("steps"),
         started_at=_native(row.get("started_at")),
         ended_at=_native(row.get("ended_at")),
+        constraints=list(row.get("constraints") or []),
+        tests_failed=list(row.get("tests_failed") or []),
     )
 
 

@@ -33,6 +33,7 @@ from metisgraph.api.graphql.recall_types import RecallQuery
 from metisgraph.api.graphql.record_types import RecordMutation
 from metisgraph.api.graphql.review_types import ReviewMutation, ReviewQuery
 from metisgraph.api.graphql.snippet_types import SnippetMutation, SnippetQuery
+from metisgraph.api.graphql.verdict_types import VerdictQuery
 from metisgraph.api.graphql.verification_types import VerificationMutation
 from metisgraph.api.metrics import OperationMetrics
 from metisgraph.api.settings import ApiSettings
@@ -51,6 +52,7 @@ Query = merge_types(
         AnalyticsQuery,
         ReviewQuery,
         AuditQuery,
+        VerdictQuery,
     ),
 )
 Mutation = merge_types(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -58,6 +59,8 @@ class TaskStep:
     tools: list[str]
     snippets: list[dict[str, Any]]  # {id, name, kind, language, relation}
     environment: dict[str, Any] | None
+    action_parameters: Any = None  # as recorded (a map), None when there were none
+    facts: Any = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,10 @@ class TaskChain:
     ended_at: datetime | None
     step_count: int
     steps: list[TaskStep] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    # The harness verdicts that judged it: {run, instance, resolved, harnesses,
+    # tests_failed, tests_passed, recorded_at}, oldest first.
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def task_chain(
@@ -95,7 +102,29 @@ async def task_chain(
         ended_at=native_time(task.get("ended_at")),
         step_count=rows[0]["steps"],
         steps=[_step(e) for e in chain],
+        constraints=list(task.get("constraints") or []),
+        verdicts=[_verdict(v) for v in task.get("verdicts") or []],
     )
+
+
+def _verdict(v: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **v,
+        "recorded_at": native_time(v.get("recorded_at")),
+        "tests_failed": list(v.get("tests_failed") or []),
+        "tests_passed": list(v.get("tests_passed") or []),
+        "harnesses": list(v.get("harnesses") or []),
+    }
+
+
+def _stored_map(value: Any) -> Any:
+    """A map an episode keeps as JSON text (facts, action parameters), as a value."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
 
 
 def _step(e: dict[str, Any]) -> TaskStep:
@@ -114,4 +143,6 @@ def _step(e: dict[str, Any]) -> TaskStep:
         tools=list(e.get("tools") or []),
         snippets=list(e.get("snippets") or []),
         environment=e.get("environment"),
+        action_parameters=_stored_map(e.get("action_parameters")),
+        facts=_stored_map(e.get("facts")),
     )

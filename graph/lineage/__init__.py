@@ -2,6 +2,12 @@
 
 from metisgraph.graph.lineage.claims import Claim, ErrorClaims, task_claims
 from metisgraph.graph.lineage.environments import EnvironmentDiff, PackageChange, environment_diff
+from metisgraph.graph.lineage.failing_tests import (
+    MAX_TEST_RUNS,
+    HarnessTestLineage,
+    HarnessTestRun,
+    harness_test_lineage,
+)
 from metisgraph.graph.lineage.members import ErrorKey, error_members
 from metisgraph.graph.lineage.model import (
     Attempt,
@@ -21,6 +27,7 @@ from metisgraph.graph.lineage.query import MAX_PAGE, LineageRequest, lineage
 
 __all__ = [
     "MAX_PAGE",
+    "MAX_TEST_RUNS",
     "Attempt",
     "Claim",
     "EnvironmentDiff",
@@ -29,6 +36,8 @@ __all__ = [
     "ErrorKey",
     "ErrorSummary",
     "Fix",
+    "HarnessTestLineage",
+    "HarnessTestRun",
     "Lineage",
     "LineageRequest",
     "PackageChange",
@@ -41,6 +50,7 @@ __all__ = [
     "TaskView",
     "environment_diff",
     "error_members",
+    "harness_test_lineage",
     "lineage",
     "task_claims",
 ]
