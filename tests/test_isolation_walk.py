@@ -127,6 +127,15 @@ def _lineage(w: Walk) -> None:
     assert lineage is None or lineage["sightingCount"] == 0, body
 
 
+@_case("projects")
+def _test_lineage(w: Walk) -> None:
+    q = """query($ps: [String!]!, $t: String!) {
+      testLineage(projects: $ps, test: $t) { runs { run } failing } }"""
+    w.refused(q, ps=[w.b], t="tests/test_walk.py::test_b_only")
+    body = w.ask(q, ps=[w.a], t="tests/test_walk.py::test_b_only")
+    assert body["data"]["testLineage"]["runs"] == [], body
+
+
 def _projects(w: Walk) -> None:
     names = [p["name"] for p in w.ask("{ projects { name } }")["data"]["projects"]]
     assert names == [w.a]
@@ -286,6 +295,7 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.searchSnippets": _search_snippets,
     "Query.snippet": _snippet,
     "Query.lineage": _lineage,
+    "Query.testLineage": _test_lineage,
     "Query.projects": _projects,
     "Query.errors": _errors,
     "Query.error": _error,
