@@ -63,6 +63,7 @@ if typing.TYPE_CHECKING:
     )
     from metisgraph.graph.recall_settings import PRESETS, RecallSettings
     from metisgraph.graph.refs import InvalidCursor, InvalidId, NodeRef, decode_id
+    from metisgraph.graph.rows import native_value
     from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
     from metisgraph.graph.situations import relate_situations
     from metisgraph.graph.snippet_search import SnippetHit, SnippetSearch, search_snippets
@@ -153,6 +154,7 @@ __all__ = [
     "lazy_face",
     "lineage_heads",
     "merge_families",
+    "native_value",
     "open_driver",
     "ordered",
     "posterior",

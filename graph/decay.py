@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from metisgraph.graph.rows import native_value
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["TIERS", "DecaySettings", "decay_factor", "idle_days", "project_clocks", "warm_since"]
@@ -44,7 +45,7 @@ class DecaySettings:
 
 
 def _moment(value: Any) -> datetime | None:
-    native = value.to_native() if hasattr(value, "to_native") else value
+    native = native_value(value)
     if not isinstance(native, datetime):
         return None
     return native if native.tzinfo else native.replace(tzinfo=UTC)

@@ -33,7 +33,7 @@ from metisgraph.graph.recall_patterns import (
     patterns_for,
 )
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
-from metisgraph.graph.rows import moment_of_micros
+from metisgraph.graph.rows import moment_of_micros, native_value
 from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
@@ -89,10 +89,6 @@ class RecallOutcome:
     patterns: list[PatternHit] = field(default_factory=list)  # lessons beside the hits
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
     """A row of recall_expand with its instants as datetimes."""
     episode, task = row["episode"], row.get("task")
@@ -137,7 +133,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
     episode["contradicts"] = [c for c in row.get("contradicts") or [] if c]
     task = row.get("task")
     if task:
-        task = {k: _native(v) for k, v in task.items()}
+        task = {k: native_value(v) for k, v in task.items()}
     return Hit(
         episode=episode,
         task=task,

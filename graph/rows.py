@@ -12,6 +12,7 @@ __all__ = [
     "iso_time",
     "moment_of_micros",
     "native_time",
+    "native_value",
     "plain_value",
     "restore_value",
 ]
@@ -35,6 +36,12 @@ def native_time(value: Any) -> datetime | None:
     if isinstance(value, Date | date):
         raise TypeError(f"a date, not a moment: {value!r}")
     raise TypeError(f"not a time: {type(value).__name__}")
+
+
+def native_value(value: Any) -> Any:
+    """A value from the driver in Python's own types (a Neo4j DateTime, Date, Time or
+    Duration as its ``datetime`` counterpart); any other value as it is."""
+    return value.to_native() if hasattr(value, "to_native") else value
 
 
 def moment_of_micros(value: int | None) -> datetime | None:

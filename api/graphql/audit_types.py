@@ -10,6 +10,7 @@ import strawberry
 from metisgraph.api.audit import MAX_PAGE, audit_page
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import PageInfo
+from metisgraph.graph import native_value
 
 __all__ = ["AuditQuery"]
 
@@ -34,7 +35,8 @@ class AuditLog:
 
 
 def _datetime(value: Any) -> datetime:
-    return value.to_native() if hasattr(value, "to_native") else value  # type: ignore[no-any-return]
+    moment: datetime = native_value(value)
+    return moment
 
 
 @strawberry.type

@@ -16,6 +16,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.graphql.context import UserError
+from metisgraph.graph import native_value
 from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest import Outcome, SnippetKind, SnippetRelation, Source, TaskStatus
 
@@ -140,10 +141,6 @@ def environment_record(given: EnvironmentInput | None) -> EnvironmentRecord | No
     )
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def _fields(row: dict[str, Any]) -> dict[str, Any]:
     packages = [
         PackageVersion(name=p["name"], version=p.get("version")) for p in row.get("packages") or []
@@ -168,7 +165,7 @@ def verified_environment_view(row: dict[str, Any]) -> VerifiedEnvironment:
     """A stored environment with a VERIFIED_IN's evidence, when it has one."""
     return VerifiedEnvironment(
         **_fields(row),
-        verified_at=_native(row.get("verified_at")),
+        verified_at=native_value(row.get("verified_at")),
         command=row.get("command"),
         exit_code=row.get("exit_code"),
         duration_ms=row.get("duration_ms"),

@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 from metisgraph.api.graphql.common_types import Environment, environment_view
 from metisgraph.api.graphql.snippet_types import Compatibility, Snippet, snippet_view
 from metisgraph.graph import Conflict as FoundConflict
-from metisgraph.graph import Hit, RecallOutcome
+from metisgraph.graph import Hit, RecallOutcome, native_value
 from metisgraph.graph import PatternHit as FoundPattern
 
 __all__ = ["Episode", "RecallHit", "RecallResult", "RecallWarning", "episode_view", "recall_result"]
@@ -252,10 +252,6 @@ class RecallResult:
     )
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def episode_view(row: dict[str, Any]) -> Episode:
     return Episode(
         id=row["id"],
@@ -282,7 +278,7 @@ def episode_view(row: dict[str, Any]) -> Episode:
         uses=row.get("uses"),
         successes=row.get("successes"),
         failures=row.get("failures"),
-        created_at=_native(row.get("created_at")),
+        created_at=native_value(row.get("created_at")),
         duplicate_of=row.get("duplicate_of"),
     )
 
@@ -341,8 +337,8 @@ def _task(row: dict[str, Any] | None) -> TaskInfo | None:
         status=row.get("status"),
         outcome=row.get("outcome"),
         steps=row.get("steps"),
-        started_at=_native(row.get("started_at")),
-        ended_at=_native(row.get("ended_at")),
+        started_at=native_value(row.get("started_at")),
+        ended_at=native_value(row.get("ended_at")),
         constraints=list(row.get("constraints") or []),
         tests_failed=list(row.get("tests_failed") or []),
     )

@@ -22,6 +22,7 @@ from metisgraph.api.graphql.common_types import (
 )
 from metisgraph.api.graphql.context import Info
 from metisgraph.graph import SnippetHit as FoundSnippet
+from metisgraph.graph import native_value
 from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
 from metisgraph.ingest.code import Verdict
 from metisgraph.ingest.snippets import verdict_for
@@ -289,7 +290,7 @@ def snippet_view(row: dict[str, Any]) -> Snippet:
                   for r in row.get("requires") or []],
         stale_in=[StaleIn(environment=x["environment"], package=x.get("package"),
                           verified=list(x.get("verified") or []), found=x.get("found"),
-                          reason=x.get("reason") or "moved", since=_native(x.get("since")))
+                          reason=x.get("reason") or "moved", since=native_value(x.get("since")))
                   for x in row.get("stale_in") or []],
     )  # fmt: skip
 
@@ -316,10 +317,6 @@ def _hit(found: FoundSnippet, verdict: Verdict) -> SnippetHit:
     )
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def _notes(entries: list[str] | None) -> list[OutcomeNote]:
     notes = [service.parse_note(e) for e in entries or []]
     return [
@@ -337,7 +334,7 @@ def _detail(row: dict[str, Any], environment: EnvironmentRecord | None) -> Snipp
                   for v in row["versions"]],
         episodes=[LinkedEpisode(id=e["id"], relation=e["relation"], outcome=e.get("outcome"),
                                 summary=e.get("summary"), task_id=e.get("task_id"),
-                                created_at=_native(e.get("created_at")))
+                                created_at=native_value(e.get("created_at")))
                   for e in row["episodes"]],
         environments=[verified_environment_view(v) for v in row["environments"]],
         touched=[TouchedFile(path=t["path"], hunks=t.get("hunks"), added=t.get("added"),
@@ -435,5 +432,5 @@ class SnippetMutation:
             confidence=row["confidence"], prior_confidence=row["prior_confidence"],
             weighted_successes=row["evidence_for"], weighted_failures=row["evidence_against"],
             independent_confirmations=row["contexts"],
-            last_used_at=_native(row["last_used_at"]), duplicate=row["duplicate"],
+            last_used_at=native_value(row["last_used_at"]), duplicate=row["duplicate"],
         )  # fmt: skip

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from metisgraph.graph import GraphStore, Transaction, Vector
+from metisgraph.graph import GraphStore, Transaction, Vector, native_value
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 
 __all__ = ["chain_contexts", "context_rows", "refresh_context", "refresh_within"]
@@ -87,8 +87,7 @@ def chain_contexts(
     """
     chains: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for row in stored:
-        stored_at: Any = row.get("created_at")
-        when = stored_at.to_native() if hasattr(stored_at, "to_native") else stored_at
+        when = native_value(row.get("created_at"))
         chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
             **row,
             "order": _order(row.get("step"), when, row["id"]),
