@@ -40,11 +40,13 @@ install: $(DEPS_STAMP)
 run: install
 	$(BIN)/metisgraph serve --demo
 
+# The full default run; the 15 slowest tests are printed so the suite's growth is seen.
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=15
 
+# The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, no test of minutes.
 test-fast: install
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow and not browser and not sandbox and not shared" --durations=15
 
 lint: install
 	$(BIN)/ruff check .

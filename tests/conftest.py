@@ -24,12 +24,18 @@ def _shared_root() -> Path:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each."""
-    if os.environ.get("METISGRAPH_HEAVY") == "1":
-        return
+    """Markers that match what a test uses: ``shared`` on every test that reads ../shared,
+    ``slow`` on every test that starts a Neo4j of its own (``make test-fast`` leaves both out).
+    ``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each."""
+    heavy = os.environ.get("METISGRAPH_HEAVY") == "1"
     skip = pytest.mark.skip(reason="heavy: run with METISGRAPH_HEAVY=1")
     for item in items:
-        if "heavy" in item.keywords:
+        used = set(getattr(item, "fixturenames", ()))
+        if "shared_dir" in used and "shared" not in item.keywords:
+            item.add_marker(pytest.mark.shared)
+        if "scratch_neo4j" in used and "slow" not in item.keywords:
+            item.add_marker(pytest.mark.slow)
+        if "heavy" in item.keywords and not heavy:
             item.add_marker(skip)
 
 
@@ -152,6 +158,26 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+# The schema as the last `store` left it, per database: applying it again (some forty
+# statements, an index wait and the migration lease) is skipped while nothing changed it.
+# A test that drops or rebuilds an index changes the fingerprint, so the next store applies
+# the schema again.
+_SCHEMA_SEEN: dict[tuple[str, int], tuple[Any, ...]] = {}
+
+
+async def _schema_fingerprint(graph: Any) -> tuple[Any, ...]:
+    indexes = await graph.run_text(
+        "SHOW INDEXES YIELD name, state, type, labelsOrTypes, properties, options "
+        "RETURN name, state, type, labelsOrTypes, properties, "
+        "options.indexConfig AS config ORDER BY name",
+        read=True,
+    )
+    constraints = await graph.run_text(
+        "SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name", read=True
+    )
+    return (repr(indexes), tuple(row["name"] for row in constraints))
+
+
 @pytest.fixture
 async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[Any]:
     """A GraphStore on the test database, schema applied (idempotent, fast when present)."""
@@ -160,7 +186,10 @@ async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[A
 
     driver = driver_from_settings(neo4j_settings)
     graph = GraphStore(driver, neo4j_settings.database, timeout=neo4j_settings.transaction_timeout)
-    await apply_schema(graph, embedder.dimension)
+    key = (str(neo4j_settings.uri), embedder.dimension)
+    if _SCHEMA_SEEN.get(key) != await _schema_fingerprint(graph):
+        await apply_schema(graph, embedder.dimension)
+        _SCHEMA_SEEN[key] = await _schema_fingerprint(graph)
     try:
         yield graph
     finally:

@@ -29,7 +29,7 @@ from metisgraph.ingest.sandbox import (
 )
 from metisgraph.ingest.sandbox.support import probe
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
 ADD = "def add(a, b):\n    return a + b\n"
 FIRST_UNOWNED_UID = 0x70000000

@@ -44,6 +44,9 @@ SLUGIFY = "def slugify(title):\n    return '-'.join(title.lower().split())\n"
 TITLE = "def title_case(text):\n    return text.title()\n"
 
 
+pytestmark = pytest.mark.sandbox
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _confinable() -> None:
     support = probe(SandboxSettings())
