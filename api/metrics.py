@@ -42,6 +42,7 @@ __all__ = [
     "REGISTRY",
     "REQUESTS",
     "REQUEST_SECONDS",
+    "STREAMS",
     "OperationMetrics",
     "metrics_endpoint",
 ]
@@ -96,6 +97,11 @@ OVERLOAD = Counter(
     "metisgraph_overload_refusals",
     "Requests answered 503 by the concurrency limit: queue full, or waited too long",
     ["reason"],
+    registry=REGISTRY,
+)
+STREAMS = Gauge(
+    "metisgraph_event_streams_open",
+    "Long-lived event streams (GET /mcp) open now: their own pool, never a request slot",
     registry=REGISTRY,
 )
 READY = Gauge(

@@ -64,6 +64,18 @@ class ApiSettings(BaseSettings):
         ge=1024,
         description="Largest request body accepted; a larger one is answered 413",
     )
+    body_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Longest time a request body may take to arrive whole; slower is a 408",
+    )
+    max_streams_per_caller: int = Field(
+        default=4, ge=0, le=10_000, description="Event streams (GET /mcp) one caller may hold"
+    )
+    max_streams: int = Field(
+        default=64, ge=0, le=100_000, description="Event streams (GET /mcp) open in the process"
+    )
     ingest_batch_size: int = Field(default=256, ge=1, le=10000)
     max_concurrent_requests: int = Field(
         default=16, ge=1, le=10_000, description="Requests served at once; more wait for a slot"

@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, request_response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
@@ -26,6 +26,7 @@ from metisgraph.api.graphql.context import Context
 from metisgraph.api.graphql.maintain_service import maintain_periodically
 from metisgraph.api.graphql.schema import build_schema
 from metisgraph.api.http.authenticate import Authenticated
+from metisgraph.api.http.bodies import BodyRead
 from metisgraph.api.http.explorer import explorer_routes
 from metisgraph.api.http.exports_route import export_endpoint
 from metisgraph.api.http.hosts import HostCheck
@@ -34,6 +35,7 @@ from metisgraph.api.http.mcp_runners import in_process
 from metisgraph.api.http.mcp_tools import build_mcp
 from metisgraph.api.http.observed import Observed
 from metisgraph.api.http.ratelimit import RateLimiter
+from metisgraph.api.http.streams import ByMethod, StreamPool
 from metisgraph.api.keys import KeyRing
 from metisgraph.api.metrics import metrics_endpoint
 from metisgraph.api.services import LASTING, Services, prepare_services
@@ -59,60 +61,6 @@ class MemoryGraphQL(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context.of_request(request, response)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class BodyLimit:
-    """Refuse request bodies over a size (413) before they are read into memory whole.
-
-    A declared Content-Length over the limit is refused at once; a streamed body is
-    counted as it arrives and refused when it passes the limit.
-    """
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length", b"").decode("latin-1")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(scope, receive, send)
-            return
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except _TooLarge:
-            if started:
-                raise
-            await self._refuse(scope, receive, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        message = f"request body over {self.max_bytes:,} bytes (METISGRAPH_MAX_BODY_BYTES)"
-        response = JSONResponse({"errors": [{"message": message}]}, status_code=413)
-        await response(scope, receive, send)
 
 
 async def healthz(request: Request) -> Response:
@@ -208,28 +156,40 @@ def create_app(
         finally:
             await services.close()
 
+    api = settings.api
+    slots = ConcurrencyLimit.settings(api)
+
     def authenticated(app: ASGIApp) -> Authenticated:
         return Authenticated(app, tokens, required, limiter)
 
-    graphql_ide = "graphiql" if settings.api.dev else None
-    graphql = BodyLimit(
-        authenticated(MemoryGraphQL(schema, graphql_ide=graphql_ide)), settings.api.max_body_bytes
-    )
-    mcp_http = BodyLimit(
-        authenticated(StreamableHTTPASGIApp(mcp.session_manager)),
-        settings.api.max_body_bytes,
-    )
+    def work(app: ASGIApp) -> ASGIApp:
+        """The caller known first, then its body read whole (bounded in size and time), and
+        only then a request slot: a caller not yet known or a body still on its way holds
+        none (issue 30)."""
+        return authenticated(BodyRead(slots.around(app), api.max_body_bytes, api.body_timeout_s))
+
+    graphql_ide = "graphiql" if api.dev else None
+    mcp_app = StreamableHTTPASGIApp(mcp.session_manager)
+    streams = StreamPool(mcp_app, per_caller=api.max_streams_per_caller, total=api.max_streams)
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
-        Route("/graphql", graphql, methods=["GET", "POST"]),
-        Route("/mcp", mcp_http, methods=["GET", "POST", "DELETE"]),
-        Route("/export", authenticated(request_response(export_endpoint)), methods=["GET"]),
+        Route(
+            "/graphql",
+            work(MemoryGraphQL(schema, graphql_ide=graphql_ide)),
+            methods=["GET", "POST"],
+        ),
+        # A GET is a long-lived event stream: its own pool, never a slot; POST and DELETE work.
+        Route(
+            "/mcp",
+            ByMethod(authenticated(streams), work(mcp_app)),
+            methods=["GET", "POST", "DELETE"],
+        ),
+        Route("/export", work(request_response(export_endpoint)), methods=["GET"]),
         *explorer_routes(),  # static: its data comes through /graphql with the user's token
     ]
-    limit = ConcurrencyLimit.settings(settings.api)
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Observed), limit])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Observed)])
     app.add_middleware(HostCheck, allowed=settings.api.host_names)
     return app
 

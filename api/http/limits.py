@@ -1,5 +1,10 @@
 """A stated concurrency limit: so many requests served at once, so many waiting, then 503.
 
+The slots are for work: the app puts the limit behind authentication and behind the body's
+read (api/http/bodies.py), around GraphQL, the MCP tool calls and the export — one set of
+slots shared by all three (``around``). A caller that is not yet known, a body still on its
+way or a long-lived event stream (api/http/streams.py) never holds one.
+
 Past the limit a request waits for a slot, in arrival order, at most ``queue_wait_s``; when
 ``max_queued`` are waiting already, or the wait runs out, it is answered at once with 503 and
 ``Retry-After``, so that a burst is refused clearly instead of piling up until every caller
@@ -11,7 +16,6 @@ from __future__ import annotations
 import asyncio
 
 import anyio
-from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -35,17 +39,29 @@ class ConcurrencyLimit:
         self._slots: asyncio.Semaphore | None = None  # made in the event loop, on first use
 
     @classmethod
-    def settings(cls, api: ApiSettings) -> Middleware:
-        return Middleware(
-            cls,
+    def settings(cls, api: ApiSettings) -> ConcurrencyLimit:
+        """The service's slots, for the apps handed to ``around``."""
+        return cls(
+            _nothing,
             max_concurrent=api.max_concurrent_requests,
             max_queued=api.max_queued_requests,
             queue_wait_s=api.queue_wait_s,
         )
 
+    def around(self, app: ASGIApp) -> ASGIApp:
+        """Another app served within these same slots."""
+
+        async def limited(scope: Scope, receive: Receive, send: Send) -> None:
+            await self._serve(app, scope, receive, send)
+
+        return limited
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._serve(self.app, scope, receive, send)
+
+    async def _serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in _PROBES:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_concurrent)
@@ -71,7 +87,7 @@ class ConcurrencyLimit:
             await slots.acquire()
         IN_FLIGHT.inc()
         try:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
         finally:
             IN_FLIGHT.dec()
             slots.release()
@@ -89,3 +105,7 @@ class ConcurrencyLimit:
             headers={"Retry-After": "1"},
         )
         await response(scope, receive, send)
+
+
+async def _nothing(scope: Scope, receive: Receive, send: Send) -> None:
+    raise RuntimeError("ConcurrencyLimit.settings: serve apps through around()")
