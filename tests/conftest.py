@@ -196,6 +196,67 @@ async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[A
         await driver.close()
 
 
+class SharedIngest:
+    """A folder of ../shared ingested once per session into a project of its own."""
+
+    def __init__(self, project: str, folder: Path, items: list[Any], summary: Any) -> None:
+        self.project, self.folder, self.items, self.summary = project, folder, items, summary
+
+
+def _ingest_once(neo4j_settings: Neo4jSettings, embedder: Any, folder: Path) -> SharedIngest:
+    """Read and ingest ``folder`` (the real model) on a driver and an event loop of its own,
+    in a thread: a session fixture is set up outside every test's event loop."""
+    import threading
+
+    import anyio
+
+    from metisgraph.graph.indexes import apply_schema
+    from metisgraph.graph.store import GraphStore, driver_from_settings
+    from metisgraph.ingest.adapters import read_path
+    from metisgraph.ingest.pipeline import Ingestor
+
+    project = f"t{SESSION}-shared-{folder.name}"[:60]
+    items = list(read_path(folder, project=project))
+    done: dict[str, Any] = {}
+
+    async def load() -> None:
+        driver = driver_from_settings(neo4j_settings)
+        try:
+            graph = GraphStore(driver, neo4j_settings.database)
+            await apply_schema(graph, embedder.dimension)
+            done["summary"] = await Ingestor(graph, embedder).ingest(items)
+        finally:
+            await driver.close()
+
+    def run() -> None:
+        try:
+            anyio.run(load)
+        except BaseException as error:  # raised again in the fixture below
+            done["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in done:
+        raise done["error"]
+    return SharedIngest(project, folder, items, done["summary"])
+
+
+@pytest.fixture(scope="session")
+def shared_trajectories(shared_dir: Path, neo4j_settings: Neo4jSettings, embedder: Any) -> Any:
+    """Every run of ../shared/trajectories, ingested once for the tests that read them
+    (never changed by them)."""
+    return _ingest_once(neo4j_settings, embedder, shared_dir / "trajectories")
+
+
+@pytest.fixture(scope="session")
+def shared_run(shared_dir: Path, neo4j_settings: Neo4jSettings, embedder: Any) -> Any:
+    """One real run (mini-swe-agent on SWE-bench verified, with its verdicts), ingested once:
+    its tasks are read as they are; its episodes' trust is moved by test_feedback only."""
+    run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
+    return _ingest_once(neo4j_settings, embedder, run)
+
+
 @pytest.fixture(scope="session")
 def app_settings(neo4j_settings: Neo4jSettings) -> Any:
     from metisgraph.api.settings import ApiSettings, Settings

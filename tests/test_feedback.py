@@ -344,7 +344,7 @@ async def _tell(store: Any, project: str, memory: str, ok: bool, caller: str, nt
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_the_feedback_scenario_on_real_agent_runs(
-    store: Any, embedder: Any, project: str, shared_dir: Path
+    store: Any, embedder: Any, shared_run: Any
 ) -> None:
     """A real run's episodes (SWE-bench tasks); each question is one task's own goal, so the
     hits are that task's steps. Three failures of the top hit against one confirmation of
@@ -353,11 +353,7 @@ async def test_the_feedback_scenario_on_real_agent_runs(
     a task's own goal often leads by more; docs/consolidation.md). One failure never flips
     a memory confirmed four times; three confirmations from three callers count more than
     three from one."""
-    from metisgraph.ingest.adapters import read_path
-    from metisgraph.ingest.pipeline import Ingestor
-
-    run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
-    summary = await Ingestor(store, embedder).ingest(read_path(run, project=project))
+    project, summary = shared_run.project, shared_run.summary  # ingested once per session
     assert summary.written > 100 and not summary.refused
     questions = await _real_questions(store, project, 8)
     demoted = 0

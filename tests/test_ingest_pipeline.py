@@ -292,12 +292,12 @@ async def test_the_last_version_of_an_id_in_one_batch_is_the_one_stored(
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_every_shared_trajectory_ingests_and_reingests_unchanged(
-    store: Any, embedder: Any, project: str, shared_dir: Path
+    store: Any, embedder: Any, shared_trajectories: Any
 ) -> None:
-    folder = shared_dir / "trajectories"
-    items = list(read_path(folder, project=project))
+    folder, project = shared_trajectories.folder, shared_trajectories.project
+    items = shared_trajectories.items  # ingested once per session (conftest)
     assert not [i for i in items if not isinstance(i, Parsed)]
-    first = await Ingestor(store, embedder).ingest(items)
+    first = shared_trajectories.summary
     assert first.refused == 0 and first.tasks >= 20 and first.errors > 0 and first.tools > 0
     assert first.environments > 0
     before = await _fingerprint(store, project)

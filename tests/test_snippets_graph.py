@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from metisgraph.graph.snippets import snippet_detail, snippets_for_episodes
-from metisgraph.ingest.adapters import read_path
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor, IngestSummary
 from metisgraph.ingest.records import EnvironmentInput, EpisodeRecord
@@ -363,12 +362,12 @@ _RUN_SCRIPT = re.compile(r"python3?\s+[\w./-]+\.py")
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_shared_trajectories_become_snippets_linked_to_their_episodes(
-    store: Any, embedder: Any, project: str, shared_dir: Path
+    store: Any, shared_trajectories: Any
 ) -> None:
-    items = list(read_path(shared_dir / "trajectories", project=project))
+    project, items = shared_trajectories.project, shared_trajectories.items  # ingested once
     episodes = [i.record for i in items if isinstance(i, Parsed)
                 and isinstance(i.record, EpisodeRecord)]  # fmt: skip
-    summary = await Ingestor(store, embedder).ingest(items)
+    summary = shared_trajectories.summary
     assert summary.snippets > 0
     links = await _rows(store, """
         MATCH (e:Episode {project: $project})-[r:GENERATED|USED|MODIFIED]->(s:Snippet)

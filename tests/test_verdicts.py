@@ -138,13 +138,10 @@ async def test_a_verdict_is_feedback_about_the_code_the_run_submitted(
 
 @pytest.mark.shared
 @pytest.mark.slow
-async def test_shared_runs_outcomes_equal_their_verdicts(
-    store: Any, embedder: Any, project: str, shared_dir: Path
-) -> None:
-    run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
+async def test_shared_runs_outcomes_equal_their_verdicts(store: Any, shared_run: Any) -> None:
+    run, project = shared_run.folder, shared_run.project  # ingested once per session
     summary = json.loads((run / "results" / "results_summary.json").read_text())
     expected = {i["instance_id"]: i["resolved"] for i in summary["instances"]}
-    await Ingestor(store, embedder).ingest(read_path(run, project=project))
     rows = await store.run_text(
         "MATCH (t:Task {project: $p}) RETURN t.instance AS i, t.outcome AS o, t.run AS r",
         {"p": project},
