@@ -97,8 +97,8 @@ WITH t, steps, collect(e)[..$limit] AS chain
 RETURN t {.id, .project, .goal, .status, .outcome, .agent, .started_at, .ended_at,
           .constraints, .tags,
           verdicts: COLLECT { MATCH (t)-[:JUDGED_BY]->(v:Verdict {project: t.project})
-                              RETURN v {.run, .instance, .resolved, .harnesses, .tests_failed,
-                                        .tests_passed, .recorded_at} AS v
+                              RETURN v {.run, .instance, .resolved, .harnesses, .sources,
+                                        .tests_failed, .tests_passed, .recorded_at} AS v
                               ORDER BY v.recorded_at, v.run }} AS task, steps,
        [e IN chain | e {.id, .project, .step, .created_at, .summary, .outcome, .kind,
                         .action_type, .action_command, .action_parameters, .facts, .resolution,

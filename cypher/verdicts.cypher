@@ -12,6 +12,8 @@ MERGE (v:Verdict {project: row.project, id: row.id})
 ON CREATE SET v.recorded_at = datetime(), v.harnesses = []
 SET v.run = row.run, v.instance = row.instance, v.resolved = row.resolved,
     v.harnesses = v.harnesses + [h IN [row.harness] WHERE h IS NOT NULL AND NOT h IN v.harnesses],
+    v.sources = coalesce(v.sources, [])
+                + [s IN [row.source] WHERE s IS NOT NULL AND NOT s IN coalesce(v.sources, [])],
     v.tests_passed = CASE WHEN row.has_tests THEN row.passed ELSE coalesce(v.tests_passed, []) END,
     v.tests_failed = CASE WHEN row.has_tests THEN row.failed ELSE coalesce(v.tests_failed, []) END
 

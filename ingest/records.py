@@ -253,6 +253,11 @@ class VerdictRecord(_Record):
         description="Tests by group (FAIL_TO_PASS ...) and result (success, failure)",
     )
     harness: str | None = Field(default=None, max_length=64, description="The report's shape")
+    source: str | None = Field(
+        default=None,
+        max_length=1024,
+        description="The report file it was read from, from the run's folder on",
+    )
 
 
 class SnippetRecord(SnippetInput):

@@ -29,6 +29,9 @@ class RunVerdict:
     instance: str | None
     resolved: bool | None
     harnesses: list[str] = strawberry.field(description="The report shapes it was read from")
+    sources: list[str] = strawberry.field(
+        description="The report files it was read from (from the run's folder on)"
+    )
     tests_failed: list[str] = strawberry.field(description="Tests the run failed")
     tests_passed: list[str] = strawberry.field(description="Tests the run passed")
     recorded_at: datetime | None
@@ -40,6 +43,7 @@ def run_verdict(row: dict[str, Any]) -> RunVerdict:
         instance=row.get("instance"),
         resolved=row.get("resolved"),
         harnesses=list(row.get("harnesses") or []),
+        sources=list(row.get("sources") or []),
         tests_failed=list(row.get("tests_failed") or []),
         tests_passed=list(row.get("tests_passed") or []),
         recorded_at=row.get("recorded_at"),

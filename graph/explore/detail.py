@@ -114,6 +114,7 @@ def _verdict(v: dict[str, Any]) -> dict[str, Any]:
         "tests_failed": list(v.get("tests_failed") or []),
         "tests_passed": list(v.get("tests_passed") or []),
         "harnesses": list(v.get("harnesses") or []),
+        "sources": list(v.get("sources") or []),
     }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from metisgraph.ingest.adapters.base import FORMATS, UnknownFormatError
 from metisgraph.ingest.adapters.harness import is_harness_report
+from metisgraph.ingest.adapters.jsonfile import without_trailing_commas
 
 __all__ = ["detect_format", "guess_format"]
 
@@ -61,7 +62,7 @@ def _document_format(path: Path) -> str | None:
     try:
         value = json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        return None
+        return _lenient_format(path)
     if isinstance(value, list):
         first = next((v for v in value if isinstance(v, Mapping)), None)
         found = item_format(first)
@@ -78,6 +79,16 @@ def _document_format(path: Path) -> str | None:
     if is_harness_report(value):
         return "harness-report"
     return "native" if item_format(value) == "native" else None
+
+
+def _lenient_format(path: Path) -> str | None:
+    """A harness report published with a trailing comma is still one (read with a warning)."""
+    try:
+        fixed = without_trailing_commas(path.read_text(encoding="utf-8"))
+        value = json.loads(fixed) if fixed is not None else None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, OSError):
+        return None
+    return "harness-report" if is_harness_report(value) else None
 
 
 def item_format(value: object) -> str | None:

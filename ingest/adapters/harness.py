@@ -7,7 +7,14 @@ Recognised by shape, like the trajectory formats:
   own run report);
 * one instance's report: ``{"resolved": …, "tests_status": …}`` (the instance named by the
   file, ``<id>.report.json``, or its folder, ``logs/<id>/report.json``), or the same under
-  ``{"<id>": {…}}``.
+  ``{"<id>": {…}}``;
+* lists of ids by status (harness_lists.py): SWE-agent's ``results.json`` (``resolved`` as a
+  list, ``unresolved_ids``, ``completed_ids``, ``empty_patch_ids`` …) and the SWE-bench
+  experiments' per-run ``results.json`` (``resolved``, ``applied``, ``no_generation``,
+  ``no_apply`` …). A task two lists contradict, or no list judges, stays unknown: its
+  refusal says why. A report published with a trailing comma is read, with one warning.
+
+Every verdict keeps the report it was read from (``source``: the path from the run's folder).
 
 Each verdict names its run: the folder that holds the run's ``trajs/``, ``eval/``,
 ``results/`` or ``logs/`` (``run_name``), which is also the run a trajectory read from the
@@ -21,9 +28,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from metisgraph.ingest.adapters.base import Parsed, Refused, refuse, validate_record
-from metisgraph.ingest.adapters.jsonfile import load_json
-from metisgraph.ingest.adapters.layout import run_name
+from metisgraph.ingest.adapters.base import Parsed, Refused, SourceRef, refuse, validate_record
+from metisgraph.ingest.adapters.harness_lists import judged_by_lists, names_lists
+from metisgraph.ingest.adapters.jsonfile import load_json_leniently
+from metisgraph.ingest.adapters.layout import run_folder, run_name
 from metisgraph.ingest.adapters.run import derive_project
 
 __all__ = ["is_harness_report", "read_harness_report"]
@@ -37,7 +45,7 @@ def is_harness_report(value: object) -> bool:
         return False
     if isinstance(value.get("instances"), list) and "total" in value:
         return True
-    if isinstance(value.get("resolved_ids"), list) or isinstance(value.get("unresolved_ids"), list):
+    if names_lists(value):
         return True
     return _instance_report(value) is not None or (
         len(value) == 1 and _instance_report(next(iter(value.values()))) is not None
@@ -52,15 +60,17 @@ def _instance_report(value: object) -> Mapping[str, Any] | None:
 
 def read_harness_report(path: Path, project: str | None = None) -> Iterator[Parsed | Refused]:
     """One verdict record per instance the report judges."""
-    loaded = load_json(path)
+    loaded = load_json_leniently(path)
     if isinstance(loaded, Refused):
         yield loaded
         return
     value = loaded.value
     ref = loaded.ref
     run = run_name(path)
+    source = _source(path)
     found = list(_verdicts(value, path))
-    if not found:
+    undecided = list(judged_by_lists(value, ref)[1]) if isinstance(value, Mapping) else []
+    if not found and not undecided:
         yield refuse(ref, None, "", "a harness report that judges no instance")
         return
     for pointer, instance, resolved, tests, harness in found:
@@ -72,8 +82,10 @@ def read_harness_report(path: Path, project: str | None = None) -> Iterator[Pars
             "resolved": resolved,
             "tests": tests,
             "harness": harness,
+            "source": source,
         }
         yield validate_record(raw, ref.at(pointer))
+    yield from undecided
 
 
 Verdict = tuple[str, str, bool, dict[str, dict[str, list[str]]], str]
@@ -85,9 +97,9 @@ def _verdicts(value: Any, path: Path) -> Iterator[Verdict]:
     for n, item in enumerate(value.get("instances") or []):
         if isinstance(item, Mapping) and isinstance(item.get("resolved"), bool):
             yield f"instances[{n}]", str(item.get("instance_id")), item["resolved"], {}, "summary"
-    for key, resolved in (("resolved_ids", True), ("unresolved_ids", False)):
-        for n, instance in enumerate(value.get(key) or []):
-            yield f"{key}[{n}]", str(instance), resolved, {}, "run-report"
+    judged, _ = judged_by_lists(value, SourceRef(str(path)))
+    for pointer, listed, resolved, harness in judged:
+        yield pointer, listed, resolved, {}, harness
     report = _instance_report(value)
     if report is not None:
         instance = path.name.removesuffix(_SUFFIX) if path.name.endswith(_SUFFIX) else None
@@ -97,6 +109,17 @@ def _verdicts(value: Any, path: Path) -> Iterator[Verdict]:
         report = _instance_report(inner)
         if report is not None:
             yield instance, str(instance), report["resolved"], _tests(report), "instance"
+
+
+def _source(path: Path) -> str:
+    """The report's path from its run's folder (``agent-a/results.json``): where the verdict
+    came from, without the machine's own folders above it."""
+    resolved = path.resolve()
+    folder = run_folder(path)
+    try:
+        return str(resolved.relative_to(folder.parent))
+    except ValueError:
+        return path.name
 
 
 def _tests(report: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,16 @@ from typing import TypeVar
 
 from metisgraph.ingest.adapters.base import Refused, ShapeError, SourceRef, refuse
 
-__all__ = ["JsonLine", "load_json", "parse_or_refuse", "read_lines"]
+__all__ = [
+    "JsonLine",
+    "load_json",
+    "load_json_leniently",
+    "parse_or_refuse",
+    "read_lines",
+    "without_trailing_commas",
+]
+
+log = logging.getLogger("metisgraph.ingest")
 
 T = TypeVar("T")
 # What a parser may raise on input it does not expect (a list where an id belongs, a number
@@ -77,3 +87,54 @@ def load_json(path: Path) -> JsonLine | Refused:
     except json.JSONDecodeError as exc:
         # Keep the text for the dead-letter file, but not megabytes of it.
         return refuse(ref, text[:10_000], "", f"invalid JSON: {exc}")
+
+
+def without_trailing_commas(text: str) -> str | None:
+    """``text`` without the commas that stand right before a ``]`` or ``}`` (outside
+    strings), or None when it has none. Some published reports carry one."""
+    out: list[str] = []
+    pending: int | None = None  # index in `out` of a comma not yet followed by a value
+    found = False
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            out.append(char)
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char in "]}" and pending is not None:
+            out[pending] = ""
+            found = True
+        if char == ",":
+            pending = len(out)
+        elif not char.isspace():
+            pending = None
+        if char == '"':
+            in_string = True
+        out.append(char)
+    return "".join(out) if found else None
+
+
+def load_json_leniently(path: Path) -> JsonLine | Refused:
+    """``load_json``, but a document whose only fault is a trailing comma is read, with one
+    warning naming the file, rather than refused with every record in it."""
+    loaded = load_json(path)
+    if not isinstance(loaded, Refused) or not isinstance(loaded.raw, str):
+        return loaded
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return loaded
+    fixed = without_trailing_commas(text)
+    if fixed is None:
+        return loaded
+    try:
+        value = json.loads(fixed)
+    except (json.JSONDecodeError, RecursionError):
+        return loaded
+    log.warning("%s: a trailing comma before a closing bracket; read without it", path)
+    return JsonLine(value, loaded.ref, text)

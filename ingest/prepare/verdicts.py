@@ -29,6 +29,7 @@ def verdict_row(record: VerdictRecord) -> dict[str, Any]:
         "id": f"{key['run']}/{key['instance']}",
         "resolved": record.resolved,
         "harness": record.harness,
+        "source": record.source,
         "has_tests": bool(record.tests),
         "passed": _tests(record, "success"),
         "failed": _tests(record, "failure"),
