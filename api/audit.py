@@ -28,7 +28,16 @@ log = logging.getLogger("metisgraph")
 REVIEW_ACTIONS = {"approved": "approve", "rejected": "reject", "pending": "hold",
                   "unreviewed": "unreview"}  # fmt: skip
 ACTIONS = frozenset(
-    {"record", "forget", "forget_project", "export", "key_create", "key_revoke", "correct"}
+    {
+        "record",
+        "forget",
+        "forget_project",
+        "export",
+        "key_create",
+        "key_revoke",
+        "correct",
+        "maintain",
+    }
     | set(REVIEW_ACTIONS.values())
 )
 MAX_PAGE = 500

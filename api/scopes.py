@@ -77,6 +77,9 @@ REQUIRED: dict[str, Scope] = {
     "Mutation.reviewMemory": Scope.review,
     "Mutation.review": Scope.review,
     "Mutation.forgetProject": Scope.admin,
+    # Merges duplicates and retires snippets across the whole project (all reversible: a
+    # merged episode keeps duplicateOf, a retired snippet revives on use), as a writer may.
+    "Mutation.maintain": Scope.write,
 }
 
 

@@ -289,6 +289,11 @@ def _verify_snippet(w: Walk) -> None:
     w.nothing(q, p=w.a, s=w.ids["snippet"])
 
 
+@_case("project")
+def _maintain(w: Walk) -> None:
+    w.refused("mutation($p: String!) { maintain(project: $p) { duplicates } }", p=w.b)
+
+
 CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.recall": _recall,
     "Query.planContext": _plan_context,
@@ -316,6 +321,7 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Mutation.recordSnippet": _record_snippet,
     "Mutation.recordOutcome": _record_outcome,
     "Mutation.verifySnippet": _verify_snippet,
+    "Mutation.maintain": _maintain,
 }
 
 

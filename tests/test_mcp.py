@@ -18,7 +18,18 @@ from mcp.client import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-TOOLS = {"recall", "plan_context", "record_episode", "record_outcome", "search_snippets", "lineage"}
+TOOLS = {
+    "recall",
+    "plan_context",
+    "record_episode",
+    "record_outcome",
+    "search_snippets",
+    "lineage",
+    "review_queue",
+    "review",
+    "verify_snippet",
+    "maintain",
+}
 CLI = str(Path(sys.executable).parent / "metisgraph")
 SUMMARY = "The nightly backup job failed because the disk of the NFS mount was full"
 

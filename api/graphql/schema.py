@@ -27,6 +27,7 @@ from metisgraph.api.graphql.errors import MaskInternalErrors, UnavailableAs503
 from metisgraph.api.graphql.execution import PlainFieldsExecutionContext
 from metisgraph.api.graphql.explore_types import ExploreQuery
 from metisgraph.api.graphql.lineage_types import LineageQuery
+from metisgraph.api.graphql.maintain_types import MaintainMutation
 from metisgraph.api.graphql.memory_types import MemoryMutation
 from metisgraph.api.graphql.plan_types import PlanQuery
 from metisgraph.api.graphql.recall_types import RecallQuery
@@ -57,7 +58,14 @@ Query = merge_types(
 )
 Mutation = merge_types(
     "Mutation",
-    (MemoryMutation, RecordMutation, SnippetMutation, VerificationMutation, ReviewMutation),
+    (
+        MemoryMutation,
+        RecordMutation,
+        SnippetMutation,
+        VerificationMutation,
+        ReviewMutation,
+        MaintainMutation,
+    ),
 )
 
 

@@ -16,6 +16,8 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from metisgraph.api.http.mcp_loop_tools import add_loop_tools
+
 __all__ = ["GraphQLRunner", "ToolError", "build_mcp", "data_or_error"]
 
 GraphQLRunner = Callable[[str, dict[str, Any], Any], Awaitable[dict[str, Any]]]
@@ -192,6 +194,7 @@ def build_mcp(run: GraphQLRunner) -> MCPServer[Any]:
         variables = {"projects": projects, "error": error, "limit": limit}
         return (await run(LINEAGE, variables, ctx))["lineage"]  # type: ignore[no-any-return]
 
+    add_loop_tools(mcp, run)
     return mcp
 
 
