@@ -226,3 +226,12 @@ RETURN collect({
           | {episode: x.id, via: 'RESOLVED'}],
   workarounds: []
 }) AS rows
+
+// name: eval_step_actions
+// mode: read
+// The stored action of each step `$steps` ({project, id}) names: what `eval plan` looks for
+// in a planning prompt (the command and parameters as ingest kept them, abstracted).
+UNWIND $steps AS key
+MATCH (e:Episode {project: key.project, id: key.id})
+RETURN e.project AS project, e.id AS id, e.action_type AS type,
+       e.action_command AS command, e.action_parameters AS parameters

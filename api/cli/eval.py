@@ -305,3 +305,74 @@ def _lineage_table(result: dict[str, object]) -> None:
             f"{failed['fix_claims']} ({failed['wrong']})",
         )  # fmt: skip
     Console().print(table)
+
+
+@app.command()
+def plan(
+    labels: Annotated[Path, typer.Argument(help="A lineage label file (bench/labels/README.md).")],
+    runs: Annotated[Path, typer.Option(help="The folder the labels' run files are relative to.")],
+    budget: Annotated[int, typer.Option(help="planContext's token budget.")] = 2000,
+    k: Annotated[int, typer.Option(help="planContext's k (memories recalled).")] = 8,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    prompts: Annotated[
+        Path | None, typer.Option(help="Write each case with its whole prompt here (JSON lines).")
+    ] = None,
+    keep: Annotated[bool, typer.Option(help="Keep the ingested namespace afterwards.")] = False,
+    namespace: Annotated[
+        str | None, typer.Option(help="Project prefix to ingest under (default: a fresh one).")
+    ] = None,
+) -> None:
+    """For each error the labels say a run fixed, planContext for "<repository>: <error>":
+    does the prompt hold the fixing step's action? Overall and per source, with the prompts'
+    tokens and the prompts that say no memory applies while memories were left out."""
+    import asyncio
+
+    from metisgraph.api.eval.lineage_labels import LabelSetError, load_labels
+    from metisgraph.api.eval.plan import evaluate_plan
+    from metisgraph.api.services import open_services
+
+    try:  # a bad label file is reported before anything is started or ingested
+        load_labels(labels)
+    except (LabelSetError, OSError) as error:
+        err.print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
+
+    async def run() -> dict[str, object]:
+        async with open_services() as services:
+            report = await evaluate_plan(
+                services, labels, runs, budget=budget, k=k, keep=keep, namespace=namespace
+            )
+            if prompts is not None:
+                with prompts.open("w", encoding="utf-8") as out:
+                    for case in report.cases:
+                        out.write(json.dumps(case.as_json(prompt=True)) + "\n")
+            return report.as_json()
+
+    try:
+        result = asyncio.run(run())
+    except LabelSetError as error:
+        err.print(f"[red]{error}", highlight=False)
+        raise typer.Exit(1) from None
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+        return
+    _plan_table(result)
+
+
+def _plan_table(result: dict[str, object]) -> None:
+    table = Table(title=f"the fix in the planning prompt (budget {result['budget']})")
+    columns = ("scope", "fixed errors", "fix in prompt", "ratio", "fix step named",
+               "'no memory applies' while left out", "tokens median / max", "memories median",
+               "failed")  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="right" if column != "scope" else "left")
+    sources = result["sources"]
+    assert isinstance(sources, dict)
+    for name, s in [("all", result["overall"]), *sources.items()]:
+        assert isinstance(s, dict)
+        table.add_row(
+            name, str(s["fixed"]), str(s["holds"]), str(s["holds_ratio"]), str(s["cited"]),
+            str(s["claims_none_while_left_out"]), f"{s['tokens_median']} / {s['tokens_max']}",
+            str(s["memories_median"]), str(s["failed"]),
+        )  # fmt: skip
+    Console().print(table)

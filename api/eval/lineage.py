@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -29,16 +29,15 @@ from typing import Any
 
 from metisgraph.api.eval.lineage_labels import (
     LineageLabel,
-    RunRef,
     StepRecord,
     StepRef,
+    in_namespace,
     load_labels,
     read_runs,
     steps_of,
 )
 from metisgraph.api.services import Services
 from metisgraph.graph.lineage import ErrorClaims, task_claims
-from metisgraph.ingest.adapters import Parsed, Refused
 
 __all__ = ["LabelView", "LineageReport", "evaluate_lineage", "score"]
 
@@ -144,17 +143,6 @@ class LineageReport:
         }
 
 
-def _renamed(
-    items: Iterable[tuple[RunRef, Parsed | Refused]], namespace: str, created: set[str]
-) -> Iterator[tuple[RunRef, Parsed | Refused]]:
-    for run, item in items:
-        if isinstance(item, Parsed) and isinstance(getattr(item.record, "project", None), str):
-            project = namespace + item.record.project
-            created.add(project)
-            item = Parsed(item.record.model_copy(update={"project": project}), item.ref)
-        yield run, item
-
-
 async def evaluate_lineage(
     services: Services,
     labels_file: Path,
@@ -167,7 +155,9 @@ async def evaluate_lineage(
     labels = load_labels(labels_file)
     namespace = namespace or f"eval-{uuid.uuid4().hex[:8]}-"
     created: set[str] = set()
-    records = list(_renamed(read_runs(runs, [label.run for label in labels]), namespace, created))
+    records = list(
+        in_namespace(read_runs(runs, [label.run for label in labels]), namespace, created)
+    )
     try:
         summary = await services.ingestor.ingest(item for _, item in records)
         steps = steps_of(records)

@@ -25,6 +25,7 @@ __all__ = [
     "RunRef",
     "StepRecord",
     "StepRef",
+    "in_namespace",
     "load_labels",
     "read_runs",
     "steps_of",
@@ -208,3 +209,16 @@ def steps_of(records: Iterable[tuple[RunRef, Parsed | Refused]]) -> dict[StepRef
             command=action.command if action else None,
         )
     return steps
+
+
+def in_namespace(
+    items: Iterable[tuple[RunRef, Parsed | Refused]], namespace: str, created: set[str]
+) -> Iterator[tuple[RunRef, Parsed | Refused]]:
+    """The records with their project under ``namespace`` (each project made is added to
+    ``created``, for the caller to remove afterwards)."""
+    for run, item in items:
+        if isinstance(item, Parsed) and isinstance(getattr(item.record, "project", None), str):
+            project = namespace + item.record.project
+            created.add(project)
+            item = Parsed(item.record.model_copy(update={"project": project}), item.ref)
+        yield run, item
