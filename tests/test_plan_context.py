@@ -149,16 +149,24 @@ def test_recall_embeds_its_question_first_and_the_goal_only_once(
     assert lane == [[alone]]
 
 
-def test_a_smaller_budget_drops_whole_memories_lowest_first(gql: Any, remembered: str) -> None:
+def test_a_smaller_budget_shortens_memories_then_drops_the_lowest(
+    gql: Any, remembered: str
+) -> None:
     whole = _plan(gql, remembered, error=TRACE)
     assert len(whole["memories"]) >= 3
     budget = whole["tokens"] - whole["memories"][-1]["tokens"] // 2
     smaller = _plan(gql, remembered, budget=budget, error=TRACE)
     kept = [m["id"] for m in smaller["memories"]]
     assert kept == [m["id"] for m in whole["memories"]][: len(kept)]
-    assert smaller["leftOut"] >= 1 and len(kept) + smaller["leftOut"] == whole["considered"]
-    assert smaller["tokens"] <= budget and f"{smaller['leftOut']} lower-ranked" in smaller["prompt"]
-    assert whole["memories"][-1]["text"] not in smaller["prompt"]
+    assert len(kept) + smaller["leftOut"] == whole["considered"]
+    assert smaller["tokens"] <= budget
+    if smaller["leftOut"]:
+        assert f"{smaller['leftOut']} lower-ranked" in smaller["prompt"]
+    else:  # every memory kept: some shortened to fit, each cut marked
+        assert "…" in smaller["prompt"]
+    pairs = list(zip(smaller["memories"], whole["memories"], strict=False))
+    assert all(s["tokens"] <= w["tokens"] for s, w in pairs)
+    assert sum(s["tokens"] for s, _ in pairs) < sum(m["tokens"] for m in whole["memories"])
 
 
 def test_plan_context_refuses_what_it_cannot_do(gql: Any, remembered: str) -> None:
@@ -209,14 +217,17 @@ def test_fit_never_exceeds_the_budget_and_keeps_a_prefix(budget: int) -> None:
     memories = _memories(30)
     fitted = fit(task, memories, budget, count)
     assert fitted.tokens == count(fitted.prompt) <= budget
-    assert fitted.memories == memories[: len(fitted.memories)]
+    ids = [m.id for m in fitted.memories]
+    assert ids == [m.id for m in memories][: len(ids)]
     assert list(fitted.memory_tokens) == [
         _independent_count(m.block(f"M{n}")) for n, m in enumerate(fitted.memories, start=1)
     ]
     assert fitted.left_out == 30 - len(fitted.memories)
-    if fitted.left_out:  # the next memory would not have fitted
-        wider = render(task, memories[: len(fitted.memories) + 1], fitted.left_out - 1)
-        assert count(wider) > budget
+    assert "no memory applies" not in fitted.prompt
+    if fitted.left_out:  # the next memory would not have fitted, even at its shortest
+        shortest = memories[len(fitted.memories)].shortened(99)
+        wider = render(task, [*fitted.memories, shortest], fitted.left_out - 1, budget)
+        assert count(wider) > budget - count(f"({fitted.left_out} lower-ranked memories")
 
 
 def test_fit_refuses_a_budget_the_bare_prompt_exceeds() -> None:
@@ -254,10 +265,12 @@ def test_fit_keeps_the_budget_with_a_count_whose_pieces_do_not_add_up() -> None:
     short and the exact count of the whole prompt must drop memories to keep the budget."""
     task = PlanTask(goal="make the build green")
     memories = _memories(30)
-    budget = len(render(task, memories[:10], 20)) - 5  # ten fit by the estimate, not whole
+    budget = len(render(task, memories[:10], 20, 9999)) - 5  # the estimate is short
     fitted = fit(task, memories, budget, len)
     assert fitted.tokens == len(fitted.prompt) <= budget
-    assert fitted.memories == memories[:9] and len(fitted.memory_tokens) == 9
+    n = len(fitted.memories)
+    assert [m.id for m in fitted.memories] == [m.id for m in memories[:n]]
+    assert n >= 5 and len(fitted.memory_tokens) == n
 
 
 # --- patterns: lessons maintain drew from several tasks ------------------------------------

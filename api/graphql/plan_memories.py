@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from metisgraph.api.graphql.plan_compact import decisive, error_line, outline
 from metisgraph.api.graphql.plan_prompt import Memory
 from metisgraph.graph import Hit, PatternHit, RecallOutcome, SnippetHit
 from metisgraph.ingest.code import Verdict
@@ -81,25 +82,28 @@ def _task_lines(task: dict[str, Any] | None, failure: bool) -> list[str]:
 
 
 def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
+    """An episode compactly: what it did (its decisive lines), the error line it saw rather
+    than its whole output, what resolved it; the episode's id fetches it whole."""
     e = hit.episode
     outcome = e.get("outcome") or "unknown"
     kind = _KIND.get(outcome, "experience")
     action = _text(e.get("action_command"))
-    lines = [f"did: {action}"] if action else []
+    lines = [f"did: {decisive(action)}"] if action else []
     parameters = _values(e.get("action_parameters"))
     lines += [f"parameters: {parameters}"] if parameters else []
     if kind == "failure":
-        cause = _text(e.get("error_text")) or _text(e.get("observation"))
+        raw = _text(e.get("error_text")) or _text(e.get("observation"))
+        cause = error_line(raw) if raw else None
         lines += [f"cause: {cause}"] if cause else []
         conditions = _conditions(hit)
         lines += [f"applies when: {conditions}"] if conditions else []
         fixed = _text(e.get("resolution")) or _text(e.get("resolved_by"))
-        lines += [f"later resolved: {fixed}"] if fixed else []
+        lines += [f"later resolved: {outline(fixed)}"] if fixed else []
     else:
-        observed = _text(e.get("observation"))
+        observed = outline(e.get("observation") or "")
         lines += [f"observed: {observed}"] if observed else []
         resolution = _text(e.get("resolution"))
-        lines += [f"resolution: {resolution}"] if resolution else []
+        lines += [f"resolution: {outline(resolution)}"] if resolution else []
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
     lines += _task_lines(hit.task, kind == "failure")

@@ -1,18 +1,33 @@
 """The planning prompt: the task, the numbered memories and the rules, fitted to a budget.
 
-Memories come ranked, best first. The prompt keeps the longest run of them from the top
-whose rendering fits the budget: a memory is in whole or left out, and the lowest go first.
-The service calls no model: any model can be given the prompt.
+Memories come ranked, best first. Each is given a share of what the budget leaves after the
+task and the rules (what is left, divided among the next ``SHARES`` memories at most); a
+memory longer than its share is shortened (``Memory.shortened``: its lines cut, each cut
+marked) until it fits, so a long memory is never dropped for its length alone. The lowest
+go first when the budget runs out, and the prompt says how many were left out and why — it
+never says that no memory applies when some were left out. The service calls no model: any
+model can be given the prompt.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["BudgetTooSmall", "Fitted", "Memory", "PlanTask", "fit", "render"]
+__all__ = ["SHARES", "BudgetTooSmall", "Fitted", "Memory", "PlanTask", "fit", "render"]
+
+SHARES = 5  # the memory budget is shared among the next five memories at most
+# How a memory is shortened, step by step: (physical lines per line, characters per line,
+# lines kept, characters of the heading before its id, characters of the why).
+_SHORTER = (
+    (8, 600, 12, 300, 300),
+    (4, 240, 8, 200, 160),
+    (2, 160, 5, 160, 100),
+    (1, 120, 3, 120, 60),
+    (1, 80, 2, 80, 40),
+)
 
 OUTPUT = {
     "action": "what to do next: a command, an edit or an API call",
@@ -43,6 +58,27 @@ class PlanTask:
     tools: tuple[str, ...] = ()
 
 
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars].rstrip() + " …"
+
+
+def _cut_block(line: str, lines: int, chars: int) -> str:
+    """A memory's line (it may hold several physical lines) cut to ``lines`` of ``chars``."""
+    physical = line.split("\n")
+    kept = [_cut(p, chars) for p in physical[:lines]]
+    if len(physical) > lines:
+        kept.append(f"… ({len(physical) - lines} more lines cut)")
+    return "\n".join(kept)
+
+
+def _cut_heading(heading: str, chars: int) -> str:
+    """The heading's text cut to ``chars``, its closing "(outcome …; id …)" kept whole."""
+    text, sep, tail = heading.rpartition(" (")
+    if not sep or not tail.endswith(")"):
+        return _cut(heading, chars)
+    return f"{_cut(text, chars)} ({tail}"
+
+
 @dataclass(frozen=True)
 class Memory:
     """One memory as the prompt shows it (without its label) and why it was chosen."""
@@ -55,6 +91,21 @@ class Memory:
     score: float
     related: tuple[str, ...] = ()  # ids of the other memories it speaks of
     source: Any = field(default=None, compare=False)  # the recalled row, for typed results
+
+    def shortened(self, step: int) -> Memory:
+        """This memory cut to the ``step``-th shorter form (0: as it is): fewer and shorter
+        lines, a shorter heading (its closing "(…; id …)" always kept) and why; each cut
+        marked in the text."""
+        if step <= 0:
+            return self
+        lines_each, chars, kept, heading, why = _SHORTER[min(step, len(_SHORTER)) - 1]
+        lines = [_cut_block(line, lines_each, chars) for line in self.lines[:kept]]
+        if len(self.lines) > kept:
+            lines.append(f"… ({len(self.lines) - kept} more lines cut to fit the budget)")
+        return replace(
+            self, heading=_cut_heading(self.heading, heading), lines=tuple(lines),
+            why=_cut(self.why, why),
+        )  # fmt: skip
 
     def block(self, label: str) -> str:
         body = "".join("\n   " + line.replace("\n", "\n     ") for line in self.lines)
@@ -107,22 +158,31 @@ _TAIL = "\n".join([
 ])  # fmt: skip
 
 
-def _left_out(n: int) -> str:
-    return f"({n} lower-ranked memories left out to fit the token budget)"
+def _left_out(n: int, budget: int, shown: int) -> str:
+    if shown:
+        return (f"({n} lower-ranked memories left out: with the {shown} above, they do not fit "
+                f"the token budget of {budget}; a larger budget shows them)")  # fmt: skip
+    return (
+        f"({n} memories were recalled but none fits the token budget of {budget} beside "
+        "the task: this does not mean none applies; a larger budget shows them)"
+    )
 
 
-def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0) -> str:
+def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0, budget: int = 0) -> str:
     """The whole prompt with these memories, labelled M1… in order."""
-    middle = [m.block(f"M{n}") for n, m in enumerate(memories, start=1)] or [_NONE]
+    middle = [m.block(f"M{n}") for n, m in enumerate(memories, start=1)]
+    if not middle and not left_out:
+        middle = [_NONE]
     if left_out:
-        middle.append(_left_out(left_out))
+        middle.append(_left_out(left_out, budget, len(memories)))
     return "\n".join([_head(task), *middle, _TAIL])
 
 
 def fit(
     task: PlanTask, memories: Sequence[Memory], budget: int, count: Callable[[str], int]
 ) -> Fitted:
-    """The prompt with as many of the top memories as the budget holds (never over it).
+    """The prompt with as many of the top memories as the budget holds (never over it), each
+    shortened to its share when longer.
 
     The prompt is its pieces joined by newlines, and no token spans a newline (the WordPiece
     pre-tokenizer splits on whitespace), so its count is the sum of theirs: each piece is
@@ -130,26 +190,44 @@ def fit(
     """
     total = len(memories)
     fixed = count(_head(task)) + count(_TAIL)
-
-    def spent(n: int, blocks: int) -> int:
-        return (fixed + blocks + (count(_NONE) if n == 0 else 0)
-                + (count(_left_out(total - n)) if n < total else 0))  # fmt: skip
-
-    if spent(0, 0) > budget:
-        raise BudgetTooSmall(count(render(task, [], total)), budget)
+    bare = fixed + (count(_left_out(total, budget, 0)) if total else count(_NONE))
+    if bare > budget:
+        raise BudgetTooSmall(count(render(task, [], total, budget)), budget)
+    # Room for the memories, the note on those left out kept aside (its longer form).
+    notes = (_left_out(total, budget, shown) for shown in (0, total))
+    room = budget - fixed - (max(count(note) for note in notes) if total else 0)
+    shown: list[Memory] = []
     each: list[int] = []
     for label, memory in enumerate(memories, start=1):
-        tokens = count(memory.block(f"M{label}"))
-        if spent(label, sum(each) + tokens) > budget:
+        left = room - sum(each)
+        share = left // min(total - label + 1, SHARES)
+        placed = _shortest_within(memory, f"M{label}", share, left, count)
+        if placed is None:
             break
-        each.append(tokens)
-    n = len(each)
-    prompt = render(task, memories[:n], total - n)
+        shown.append(placed[0])
+        each.append(placed[1])
+    n = len(shown)
+    prompt = render(task, shown, total - n, budget)
     tokens = count(prompt)
     while tokens > budget:  # never expected (the pieces add up), but the budget is a promise
         if n == 0:
             raise BudgetTooSmall(tokens, budget)
         n -= 1
-        prompt = render(task, memories[:n], total - n)
+        prompt = render(task, shown[:n], total - n, budget)
         tokens = count(prompt)
-    return Fitted(prompt, list(memories[:n]), tokens, total - n, tuple(each[:n]))
+    return Fitted(prompt, shown[:n], tokens, total - n, tuple(each[:n]))
+
+
+def _shortest_within(
+    memory: Memory, label: str, share: int, left: int, count: Callable[[str], int]
+) -> tuple[Memory, int] | None:
+    """The memory in its first form within its share, or else in the shortest form that still
+    fits what is left of the budget; None when not even that fits."""
+    tokens = 0
+    form = memory
+    for step in range(len(_SHORTER) + 1):
+        form = memory.shortened(step)
+        tokens = count(form.block(label))
+        if tokens <= share:
+            return form, tokens
+    return (form, tokens) if tokens <= left else None
