@@ -199,12 +199,15 @@ async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[A
 class SharedIngest:
     """A folder of ../shared ingested once per session into a project of its own."""
 
-    def __init__(self, project: str, folder: Path, items: list[Any], summary: Any) -> None:
+    def __init__(
+        self, project: str, folder: Path, items: list[Any], summary: Any, embedder: Any
+    ) -> None:
         self.project, self.folder, self.items, self.summary = project, folder, items, summary
+        self.embedder = embedder  # the model it was ingested with: ingest again with it
 
 
 def _ingest_once(neo4j_settings: Neo4jSettings, embedder: Any, folder: Path) -> SharedIngest:
-    """Read and ingest ``folder`` (the real model) on a driver and an event loop of its own,
+    """Read and ingest ``folder`` with ``embedder`` on a driver and an event loop of its own,
     in a thread: a session fixture is set up outside every test's event loop."""
     import threading
 
@@ -239,20 +242,24 @@ def _ingest_once(neo4j_settings: Neo4jSettings, embedder: Any, folder: Path) -> 
     thread.join()
     if "error" in done:
         raise done["error"]
-    return SharedIngest(project, folder, items, done["summary"])
+    return SharedIngest(project, folder, items, done["summary"], embedder)
 
 
 @pytest.fixture(scope="session")
-def shared_trajectories(shared_dir: Path, neo4j_settings: Neo4jSettings, embedder: Any) -> Any:
+def shared_trajectories(shared_dir: Path, neo4j_settings: Neo4jSettings) -> Any:
     """Every run of ../shared/trajectories, ingested once for the tests that read them
-    (never changed by them)."""
-    return _ingest_once(neo4j_settings, embedder, shared_dir / "trajectories")
+    (never changed by them). Their checks (counts, links, a re-ingest that writes nothing)
+    do not depend on meaning: the fast deterministic embedder."""
+    from embedders import HashEmbedder
+
+    return _ingest_once(neo4j_settings, HashEmbedder(), shared_dir / "trajectories")
 
 
 @pytest.fixture(scope="session")
 def shared_run(shared_dir: Path, neo4j_settings: Neo4jSettings, embedder: Any) -> Any:
-    """One real run (mini-swe-agent on SWE-bench verified, with its verdicts), ingested once:
-    its tasks are read as they are; its episodes' trust is moved by test_feedback only."""
+    """One real run (mini-swe-agent on SWE-bench verified, with its verdicts), ingested once
+    with the real model (test_feedback asks it questions): its tasks are read as they are;
+    its episodes' trust is moved by test_feedback only."""
     run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
     return _ingest_once(neo4j_settings, embedder, run)
 

@@ -292,7 +292,7 @@ async def test_the_last_version_of_an_id_in_one_batch_is_the_one_stored(
 @pytest.mark.shared
 @pytest.mark.slow
 async def test_every_shared_trajectory_ingests_and_reingests_unchanged(
-    store: Any, embedder: Any, shared_trajectories: Any
+    store: Any, shared_trajectories: Any
 ) -> None:
     folder, project = shared_trajectories.folder, shared_trajectories.project
     items = shared_trajectories.items  # ingested once per session (conftest)
@@ -301,6 +301,8 @@ async def test_every_shared_trajectory_ingests_and_reingests_unchanged(
     assert first.refused == 0 and first.tasks >= 20 and first.errors > 0 and first.tools > 0
     assert first.environments > 0
     before = await _fingerprint(store, project)
-    again = await Ingestor(store, embedder).ingest(read_path(folder, project=project))
+    again = await Ingestor(store, shared_trajectories.embedder).ingest(
+        read_path(folder, project=project)
+    )
     assert again.written == 0 and again.unchanged == first.written
     assert await _fingerprint(store, project) == before
