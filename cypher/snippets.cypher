@@ -240,8 +240,11 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
 
 // name: snippets_by_structure
 // mode: read
-// Snippets that import every module in $imports (or a submodule of it) and call every
-// function in $calls (its full dotted name, or a bare name matching the last part).
+// Snippets that import every module in $imports (or a submodule of it), call every function
+// in $calls (its full dotted name, or a bare name matching the last part), touch every
+// symbol in $symbols (a definition a patch changed, or the one the snippet defines), were
+// written to every file in $files (the path, or its trailing components), are named $name
+// (or end in `.name`) and take every parameter in $parameters (by name, as analysed).
 // Ranked by how reuse went: success rate, then uses, then how often it was recorded.
 CALL () {
   UNWIND $imports AS wanted
@@ -255,6 +258,35 @@ CALL () {
   WHERE y.name = wanted OR y.tail = wanted
   MATCH (s:Snippet {project: $project})-[:CALLS]->(y)
   RETURN s, 'calls' AS facet, wanted, y.name AS found
+  UNION
+  UNWIND $symbols AS wanted
+  MATCH (y:Symbol {project: $project})
+  WHERE y.name = wanted OR y.tail = wanted
+  MATCH (s:Snippet {project: $project})-[:TOUCHES]->(y)
+  RETURN s, 'symbol' AS facet, wanted, y.name AS found
+  UNION
+  UNWIND $symbols AS wanted
+  MATCH (s:Snippet {project: $project})
+  WHERE s.name = wanted OR s.name ENDS WITH '.' + wanted
+  RETURN s, 'symbol' AS facet, wanted, s.name AS found
+  UNION
+  UNWIND $files AS wanted
+  MATCH (f:File {project: $project})
+  WHERE f.path = wanted OR f.path ENDS WITH '/' + wanted
+  MATCH (s:Snippet {project: $project})-[:TOUCHES]->(f)
+  RETURN s, 'file' AS facet, wanted, f.path AS found
+  UNION
+  UNWIND $names AS wanted
+  MATCH (s:Snippet {project: $project})
+  WHERE s.name = wanted OR s.name ENDS WITH '.' + wanted
+  RETURN s, 'name' AS facet, wanted, s.name AS found
+  UNION
+  // `parameters` is the analysed list as JSON text: a name is matched with its closing quote,
+  // so `path` does not match `paths`, and a quote inside a default is escaped, never matched.
+  UNWIND $parameters AS wanted
+  MATCH (s:Snippet {project: $project})
+  WHERE s.parameters CONTAINS '"name": "' + wanted + '"'
+  RETURN s, 'parameters' AS facet, wanted, wanted AS found
 }
 WITH s, collect(DISTINCT facet + ' ' + wanted) AS met,
      collect({facet: facet, wanted: wanted, found: found}) AS matched

@@ -1,6 +1,7 @@
 """Search code memory by meaning and by structure, and say why each snippet matched.
 
-Structure (imports, calls) is a filter: a snippet must have every one asked for; so is
+Structure (imports, calls, the touched symbols, the files written, the signature's name and
+parameter names, as stored) is a filter: a snippet must have every one asked for; so is
 verification, when asked (a sandboxed pass in a compatible environment). Within them,
 or over the whole project when no structure is asked, meaning (vector) and words (full
 text) rank the candidates, fused by reciprocal rank. Without a query text, structural
@@ -41,6 +42,10 @@ class SnippetSearch:
     kind: str | None = None
     imports: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()  # a definition touched, or the snippet's own name
+    files: tuple[str, ...] = ()  # a path written, or its trailing components
+    name: str | None = None  # the signature's name
+    parameters: tuple[str, ...] = ()  # the signature's parameter names
     k: int = 10
     verified: bool = False  # only snippets a sandboxed run verified (VERIFIED_IN with evidence)
     # ...in an environment compatible with this one: os, arch, runtime, runtime_minor
@@ -48,7 +53,10 @@ class SnippetSearch:
 
     @property
     def structural(self) -> bool:
-        return bool(self.imports or self.calls)
+        return bool(
+            self.imports or self.calls or self.symbols or self.files or self.name
+            or self.parameters
+        )  # fmt: skip
 
 
 @dataclass
@@ -118,13 +126,19 @@ async def _search(
 
 
 async def _structural(store: GraphStore, q: SnippetSearch) -> list[Row]:
-    imports, calls = list(dict.fromkeys(q.imports)), list(dict.fromkeys(q.calls))
+    facets = {
+        "imports": list(dict.fromkeys(q.imports)),
+        "calls": list(dict.fromkeys(q.calls)),
+        "symbols": list(dict.fromkeys(q.symbols)),
+        "files": list(dict.fromkeys(q.files)),
+        "names": [q.name] if q.name else [],
+        "parameters": list(dict.fromkeys(q.parameters)),
+    }
     return await store.run(
         "snippets_by_structure",
         project=q.project,
-        imports=imports,
-        calls=calls,
-        needed=len(imports) + len(calls),
+        **facets,
+        needed=sum(len(wanted) for wanted in facets.values()),
         language=q.language,
         kind=q.kind,
         limit=STRUCTURE_LIMIT,

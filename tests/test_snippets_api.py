@@ -273,7 +273,7 @@ def test_snippet_detail_links_the_episodes_that_made_it(gql: Any, project: str) 
 
 def test_bad_searches_and_records_are_refused_naming_the_field(gql: Any, project: str) -> None:
     assert (
-        "give a query, imports or calls"
+        "give a query, imports, calls"
         in gql(SEARCH, {"project": project, "k": 5})["errors"][0]["message"]
     )
     assert (
@@ -323,3 +323,58 @@ def test_tokens_keep_callers_to_their_projects(token_client: Any) -> None:
                                  headers=auth).json()  # fmt: skip
         message = body["errors"][0]["message"]  # names the scope: read or write
         assert re.search(r"not allowed to (read|write) project\(s\): team-b", message), body
+
+
+FACETS = """
+query($project: String!, $name: String, $parameters: [String!], $files: [String!],
+      $symbols: [String!], $query: String, $imports: [String!]) {
+  searchSnippets(project: $project, name: $name, parameters: $parameters, files: $files,
+                 symbols: $symbols, query: $query, imports: $imports, k: 10) {
+    snippet { id name }
+    why { structure { facet wanted found } }
+  }
+}"""
+PATCH = (
+    "diff --git a/report/orders.py b/report/orders.py\n--- a/report/orders.py\n"
+    "+++ b/report/orders.py\n@@ -3,4 +3,4 @@ def newest(rows):\n"
+    "     rows = sorted(rows)\n-    return rows[:10]\n+    return rows[-10:]\n"
+)
+
+
+def _facets(gql: Any, project: str, **args: Any) -> list[str]:
+    body = gql(FACETS, {"project": project, **args})
+    assert "errors" not in body, body
+    return sorted(h["snippet"]["id"] for h in body["data"]["searchSnippets"])
+
+
+def test_search_by_signature_file_and_symbol(gql: Any, project: str) -> None:
+    """The signature's name and parameter names, the files a patch changes and the symbols it
+    touches are structure to search by, as stored; every facet asked for must hold."""
+    ids = _library(gql, project)
+    patch = _record(gql, project, id="orders-patch", code=PATCH, language="diff", kind="patch")
+    assert patch["status"] == "written", patch
+    assert _facets(gql, project, name="load_orders") == [ids["load_orders"]]
+    assert _facets(gql, project, parameters=["region", "limit"]) == [ids["load_orders"]]
+    # A parameter name is matched whole: `url` is not `urls`, `timeout` is fetch_json's.
+    assert _facets(gql, project, parameters=["region", "timeout"]) == []
+    assert _facets(gql, project, parameters=["timeout"]) == [ids["fetch_json"]]
+    assert _facets(gql, project, parameters=["urls"]) == []
+    assert _facets(gql, project, name="fetch_json", parameters=["url"]) == [ids["fetch_json"]]
+    # A file by its path or its trailing components, not by a part of a component.
+    assert _facets(gql, project, files=["report/orders.py"]) == [patch["id"]]
+    assert _facets(gql, project, files=["orders.py"]) == [patch["id"]]
+    assert _facets(gql, project, files=["ders.py"]) == []
+    # A symbol: a definition the patch touches, or the one a snippet defines.
+    assert _facets(gql, project, symbols=["newest"]) == [patch["id"]]
+    assert _facets(gql, project, symbols=["fetch_json"]) == [ids["fetch_json"]]
+    assert _facets(gql, project, symbols=["newest"], files=["fetch.py"]) == []
+    body = gql(FACETS, {"project": project, "name": "load_orders", "imports": ["pandas"]})
+    [hit] = body["data"]["searchSnippets"]
+    assert sorted((m["facet"], m["wanted"]) for m in hit["why"]["structure"]) == [
+        ("imports", "pandas"), ("name", "load_orders")]  # fmt: skip
+    # With a query, the facets filter and meaning ranks.
+    assert _facets(gql, project, query="download JSON over HTTP", parameters=["url"]) == [
+        ids["fetch_json"]
+    ]
+    refused = gql(FACETS, {"project": project, "files": ["x"] * 21})
+    assert "files" in refused["errors"][0]["message"]

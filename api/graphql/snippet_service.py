@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "MAX_STRUCTURE",
     "OutcomeArguments",
     "RecordedSnippet",
+    "Structure",
     "parse_note",
     "read_snippet",
     "record_snippet",
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 MAX_K = 100
-MAX_STRUCTURE = 20  # imports or calls asked for at once
+MAX_STRUCTURE = 20  # names of one facet (imports, calls, symbols, ...) asked for at once
 MAX_NOTE_CHARS = 2000
 MAX_KEY_CHARS = 200
 _MAX_NAME_CHARS = 256
@@ -89,19 +90,25 @@ async def search(
     environment: EnvironmentInput | None,
     require_verified: bool = False,
     embed_after: asyncio.Event | None = None,
+    structure: Structure | None = None,
 ) -> list[tuple[SnippetHit, Verdict]]:
     """Snippets for a query and/or structure, each with its verdict for `environment`;
     with `require_verified`, only those a sandboxed run passed in an environment that
     does not contradict `environment`. ``embed_after``: the questions' lane is one thread;
     the query waits for this before it is embedded (a caller's more urgent embedding goes
-    first), while its words are searched."""
+    first), while its words are searched. ``structure``: the signature, files and symbols
+    asked for besides imports and calls."""
     if not 1 <= k <= MAX_K:
         raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
     wanted_imports = _names("imports", imports)
     wanted_calls = _names("calls", calls)
+    shape = (structure or Structure()).checked()
     text = sanitize(query).text.strip() if query and query.strip() else None
-    if text is None and not (wanted_imports or wanted_calls):
-        raise UserError("give a query, imports or calls to search snippets by")
+    if text is None and not (wanted_imports or wanted_calls or shape.asked):
+        raise UserError(
+            "give a query, imports, calls, symbols, files, a name or parameters to search "
+            "snippets by"
+        )
     q = SnippetSearch(
         project=project,
         text=text,
@@ -109,6 +116,10 @@ async def search(
         kind=kind,
         imports=tuple(wanted_imports),
         calls=tuple(wanted_calls),
+        symbols=tuple(shape.symbols),
+        files=tuple(shape.files),
+        name=shape.name,
+        parameters=tuple(shape.parameters),
         k=k,
         verified=require_verified,
         environment=_compatible_with(environment) if require_verified else None,
@@ -139,6 +150,30 @@ def _compatible_with(environment: EnvironmentInput | None) -> dict[str, str | No
     minor = ".".join(version.lstrip("v").split(".")[:2]) if version else None
     return {"os": stated.os, "arch": stated.arch, "runtime": stated.runtime,
             "runtime_minor": minor}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The structural facets besides imports and calls, as the caller gave them."""
+
+    symbols: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    name: str | None = None
+    parameters: list[str] = field(default_factory=list)
+
+    def checked(self) -> Structure:
+        """Blank names dropped; too many, or too long, refused naming the argument."""
+        name = _names("name", [self.name] if self.name else [])
+        return Structure(
+            symbols=_names("symbols", self.symbols),
+            files=[f.removeprefix("./") for f in _names("files", self.files)],
+            name=name[0] if name else None,
+            parameters=_names("parameters", self.parameters),
+        )
+
+    @property
+    def asked(self) -> bool:
+        return bool(self.symbols or self.files or self.name or self.parameters)
 
 
 def _names(field: str, values: list[str]) -> list[str]:
