@@ -87,3 +87,15 @@ MATCH (e:Episode {project: $project})
 WHERE e.id > $after AND e.outcome IN ['success', 'failure']
   AND EXISTS { (e)-[:HIT|RESOLVED]->(:Error) }
 RETURN e.id AS id ORDER BY e.id LIMIT $limit
+
+// name: conflict_partners
+// mode: read
+// The episodes recall's hits CONTRADICT or SUPERSEDE, either way, that are not among them
+// ($keys: the hits): fetched whole for the side-by-side view. Rejected memory stays out.
+UNWIND $keys AS key
+MATCH (e:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
+WHERE c.project = e.project AND c.recallable = true
+  AND NOT {project: c.project, id: c.id} IN $keys
+RETURN DISTINCT c.project AS project, c.id AS id
+ORDER BY project, id
+LIMIT $limit

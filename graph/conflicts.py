@@ -9,7 +9,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Conflict", "find_conflicts"]
+from metisgraph.graph.store import GraphStore
+
+__all__ = ["Conflict", "conflict_partners", "find_conflicts"]
+
+Row = dict[str, Any]
+PARTNERS_PER_HIT = 3  # partners outside the hits fetched for each hit, at most
 
 _OPPOSITE = {frozenset({"success", "failure"}), frozenset({"partial", "failure"})}
 
@@ -49,10 +54,30 @@ def _recorded(episode: Mapping[str, Any], other: str) -> str | None:
     return None
 
 
+def _superseded(episode: Mapping[str, Any], other: str) -> str | None:
+    """Why `other` stands beside `episode` when it is a newer fix of the same error."""
+    if other in (episode.get("superseded_by") or ()):
+        return f"superseded: {other} is a newer fix of the same error than {episode['id']}"
+    return None
+
+
+async def conflict_partners(store: GraphStore, keys: Sequence[tuple[str, str]]) -> list[Row]:
+    """(project, id) of the episodes the given ones CONTRADICT or SUPERSEDE (either way) that
+    are not among them: the other side of a recorded disagreement, outside the top k."""
+    if not keys:
+        return []
+    return await store.run(
+        "conflict_partners",
+        keys=[{"project": p, "id": i} for p, i in keys],
+        limit=len(keys) * PARTNERS_PER_HIT,
+    )
+
+
 def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> list[Conflict]:
     """Pairs among the returned episodes that contradict each other, with the reason.
 
-    Explicit CONTRADICTS links always count. Otherwise two episodes conflict when their
+    Explicit CONTRADICTS links always count, and so does a newer fix that SUPERSEDES an
+    older one (`superseded_by` on the older). Otherwise two episodes conflict when their
     situations are alike (cosine of their vectors >= threshold, or the same error) and
     their outcomes are opposite, or one succeeded with a different action than the other.
     Steps of one task are not in conflict: a task's own failures led to its success.
@@ -60,7 +85,12 @@ def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> l
     out: list[Conflict] = []
     for a, b in combinations(episodes, 2):
         similarity = _similarity(a.get("embedding"), b.get("embedding"))
-        recorded = _recorded(a, b["id"]) or _recorded(b, a["id"])
+        recorded = (
+            _recorded(a, b["id"])
+            or _recorded(b, a["id"])
+            or _superseded(a, b["id"])
+            or _superseded(b, a["id"])
+        )
         if recorded is not None:
             out.append(Conflict(a["id"], b["id"], recorded, similarity))
             continue

@@ -22,7 +22,7 @@ from metisgraph.graph.channels import (
     gather_channels,
     lexical_channels,
 )
-from metisgraph.graph.conflicts import Conflict, find_conflicts
+from metisgraph.graph.conflicts import Conflict, conflict_partners, find_conflicts
 from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
@@ -87,6 +87,8 @@ class RecallOutcome:
     candidates: int
     warnings: list[ChannelFailure] = field(default_factory=list)  # channels dropped, and why
     patterns: list[PatternHit] = field(default_factory=list)  # lessons beside the hits
+    # The other side of a conflict outside the hits (CONTRADICTS / SUPERSEDES), shown whole
+    partners: list[Hit] = field(default_factory=list)
 
 
 def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
@@ -131,6 +133,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
     if superseded_by:
         flagged.append(f"superseded by {', '.join(superseded_by)} (a newer fix of the same error)")
     episode["contradicts"] = [c for c in row.get("contradicts") or [] if c]
+    episode["superseded_by"] = superseded_by
     task = row.get("task")
     if task:
         task = {k: native_value(v) for k, v in task.items()}
@@ -338,11 +341,10 @@ async def recall(
     if reason is None and not hits and not patterns:
         reason = "no memory of the kinds asked for matches the question"
     conflicts: list[Conflict] = []
-    if reason is None:
-        for hit in hits:
-            hit.episode["error_keys"] = [e["key"] for e in hit.errors]
+    partners: list[Hit] = []
     if reason is None and req.conflicts:
-        conflicts = find_conflicts([h.episode for h in hits], req.settings.conflict_similarity)
+        partners = await _partners(store, req, hits)
+        conflicts = _conflicts(hits, partners, req)
     # From the first channel asked (the embedding is embed_ms, apart).
     timings["total_ms"] = timings["channels_ms"] + (time.perf_counter() - started) * 1000
     return RecallOutcome(
@@ -354,4 +356,32 @@ async def recall(
         candidates=len(fused),
         warnings=answers.failures,
         patterns=[] if reason else patterns,
+        partners=partners,
     )
+
+
+async def _partners(store: GraphStore, req: RecallRequest, hits: list[Hit]) -> list[Hit]:
+    """The episodes the hits CONTRADICT or SUPERSEDE that did not make the top k, whole (one
+    round trip to find them, one to expand them), for the side-by-side view."""
+    shown = [(h.episode["project"], h.episode["id"]) for h in hits]
+    found = [(r["project"], r["id"]) for r in await conflict_partners(store, shown)]
+    if not found:
+        return []
+    expand = with_episode_snippets(
+        "recall_expand", vectors=".embedding,", steps=query("recall_no_steps").text
+    )
+    rows = await store.run_query(expand, {"keys": [{"project": p, "id": i} for p, i in found]})
+    now = datetime.now(UTC)
+    return [_hit(_with_moments(row), Fused((row["project"], row["id"]), 0.0), req, now)
+            for row in rows]  # fmt: skip
+
+
+def _conflicts(hits: list[Hit], partners: list[Hit], req: RecallRequest) -> list[Conflict]:
+    """Pairs that disagree among the hits, and between a hit and a partner outside them."""
+    for hit in (*hits, *partners):
+        hit.episode["error_keys"] = [e["key"] for e in hit.errors]
+    outside = {p.episode["id"] for p in partners}
+    found = find_conflicts(
+        [h.episode for h in (*hits, *partners)], req.settings.conflict_similarity
+    )
+    return [c for c in found if not (c.a in outside and c.b in outside)]

@@ -118,3 +118,43 @@ async def test_maintain_relates_an_episode_a_later_link_unstamped(
     assert await _links(store, situations) == links
     again = await consolidate(store, situations, reconcile=relate_situations)
     assert again.unsituated == 0 and "reconcile" not in again.seconds
+
+
+PARTNERS = {"pin": {"try", "upgrade"}, "try": {"pin", "upgrade"}, "upgrade": {"pin", "try"}}
+ONE = """
+query($p: String!, $q: String!) {
+  recall(project: $p, query: $q, k: 1) {
+    hits { episode { id } }
+    conflicts { a { id outcome summary } b { id outcome summary } reason }
+  }
+}"""
+PLAN = """
+query($p: String!, $g: String!) {
+  planContext(project: $p, task: {goal: $g}, k: 1) { memories { kind id text } }
+}"""
+
+
+def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str) -> None:
+    """With k = 1 the hit's recorded partners (CONTRADICTS, SUPERSEDES either way) are not
+    among the hits: recall fetches them for the side-by-side view, planContext names them."""
+    question = "cannot import name soft_unicode from markupsafe"
+    body = gql(ONE, {"p": situations, "q": question})
+    assert "errors" not in body, body
+    [hit] = [h["episode"]["id"] for h in body["data"]["recall"]["hits"]]
+    conflicts = body["data"]["recall"]["conflicts"]
+    pairs = [{c["a"]["id"], c["b"]["id"]} for c in conflicts]
+    assert all(hit in pair for pair in pairs), pairs
+    assert {i for pair in pairs for i in pair} - {hit} == PARTNERS[hit]  # never `windows`
+    for c in conflicts:
+        partner = c["b"] if c["a"]["id"] == hit else c["a"]
+        assert partner["outcome"] and "markupsafe" in partner["summary"]  # the episode whole
+        if {c["a"]["id"], c["b"]["id"]} == {"pin", "upgrade"}:
+            assert c["reason"] == "superseded: upgrade is a newer fix of the same error than pin"
+        else:
+            assert c["reason"].startswith("recorded as contradicting")
+    plan = gql(PLAN, {"p": situations, "g": question})
+    assert "errors" not in plan, plan
+    shown = [m for m in plan["data"]["planContext"]["memories"] if m["kind"] == "conflict"]
+    texts = " ".join(m["text"] for m in shown)
+    named = {p for p in PARTNERS[hit] if f"episode {p} (not recalled)" in texts}
+    assert named == PARTNERS[hit], shown

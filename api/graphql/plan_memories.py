@@ -196,17 +196,31 @@ def _bridge(
 
 
 def _conflicts(outcome: RecallOutcome, placed: dict[str, int], done: set[int]) -> list[Memory]:
+    """The conflicts whose sides are both placed, or one placed and the other a partner
+    recall fetched from outside its hits (shown here by its summary and outcome)."""
+    outside = {p.episode["id"]: p.episode for p in outcome.partners}
     found = []
     for n, c in enumerate(outcome.conflicts):
-        if n in done or c.a not in placed or c.b not in placed:
+        sides = [s for s in (c.a, c.b) if s in placed]
+        other = next((s for s in (c.a, c.b) if s not in placed), None)
+        if n in done or not sides or (other is not None and other not in outside):
             continue
         done.add(n)
-        a, b = f"M{placed[c.a]}", f"M{placed[c.b]}"
+        labels = [f"M{placed[s]}" if s in placed else f"episode {s} (not recalled)"
+                  for s in (c.a, c.b)]  # fmt: skip
+        lines = [f"similar situations (similarity {c.similarity:.2f}); weigh both before "
+                 "following either"]  # fmt: skip
+        if other is not None:
+            partner = outside[other]
+            lines.append(
+                f"episode {other} ({partner.get('outcome') or 'no outcome'}): "
+                f"{partner.get('summary') or partner.get('title') or ''}".rstrip(": ")
+            )
+        heading = f"{labels[0]} and {labels[1]} disagree: {c.reason}"
         found.append(Memory(
-            kind="conflict", id=c.a, heading=f"{a} and {b} disagree: {c.reason}",
-            lines=(f"similar situations (similarity {c.similarity:.2f}); weigh both before "
-                   "following either",),
-            why="recall found them side by side", score=0.0, related=(c.b,), source=c,
+            kind="conflict", id=sides[0], heading=heading,
+            lines=tuple(lines), why="recall found them side by side", score=0.0,
+            related=tuple(s for s in (c.a, c.b) if s != sides[0]), source=c,
         ))  # fmt: skip
     return found
 

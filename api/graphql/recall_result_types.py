@@ -224,7 +224,10 @@ class PatternHit:
     recommends: RecommendedSnippet | None
 
 
-@strawberry.type(description="Two returned memories that disagree, side by side.")
+@strawberry.type(
+    description="Two memories that disagree, side by side: both returned, or a returned one "
+    "and the episode it contradicts or supersedes (or is superseded by) outside the top k."
+)
 class Conflict:
     a: Episode
     b: Episode
@@ -413,7 +416,8 @@ def _conflict(conflict: FoundConflict, hits: dict[str, Hit]) -> Conflict:
 
 def recall_result(outcome: RecallOutcome) -> RecallResult:
     """What recall found, as the GraphQL result."""
-    by_id = {h.episode["id"]: h for h in outcome.hits}
+    # A conflict's other side may be a partner fetched from outside the hits.
+    by_id = {h.episode["id"]: h for h in (*outcome.partners, *outcome.hits)}
     return RecallResult(
         hits=[_hit(h) for h in outcome.hits],
         conflicts=[_conflict(c, by_id) for c in outcome.conflicts],
