@@ -30,14 +30,10 @@ CALL (r) {
 WITH r, sightings, tasks, first, last
 WHERE sightings > 0 OR ($since IS NULL AND $until IS NULL)
 CALL (r) {
-  CALL (r) {
-    MATCH (:Snippet {project: r.project})-[f:FIXES]->(r)
-    RETURN f.episode AS episode, f.at AS at
-    UNION
-    MATCH (e:Episode {project: r.project})-[:RESOLVED]->(r)
-    RETURN e.id AS episode, e.created_at AS at
-  }
-  RETURN count(DISTINCT episode) AS fixes, max(at) AS fixed_at
+  // fixes claimed with evidence (graph/lineage/attribution.py); a workaround is not one
+  OPTIONAL MATCH (e:Episode {project: r.project})-[l:RESOLVED]->(r)
+  WHERE l.kind = 'fixed'
+  RETURN count(DISTINCT e) AS fixes, max(e.created_at) AS fixed_at
 }
 WITH r, sightings, tasks, first, last, fixes, fixed_at,
      fixed_at IS NULL OR (last IS NOT NULL AND last > fixed_at) AS open
@@ -64,14 +60,10 @@ CALL (r) {
          min(e.created_at) AS first, max(e.created_at) AS last
 }
 CALL (r) {
-  CALL (r) {
-    MATCH (:Snippet {project: r.project})-[f:FIXES]->(r)
-    RETURN f.episode AS episode, f.at AS at
-    UNION
-    MATCH (e:Episode {project: r.project})-[:RESOLVED]->(r)
-    RETURN e.id AS episode, e.created_at AS at
-  }
-  RETURN count(DISTINCT episode) AS fixes, max(at) AS fixed_at
+  // fixes claimed with evidence (graph/lineage/attribution.py); a workaround is not one
+  OPTIONAL MATCH (e:Episode {project: r.project})-[l:RESOLVED]->(r)
+  WHERE l.kind = 'fixed'
+  RETURN count(DISTINCT e) AS fixes, max(e.created_at) AS fixed_at
 }
 RETURN r.project AS project, r.key AS key, r.kind AS kind, r.category AS category,
        r.signature AS signature, r.template AS template, r.sample AS sample,
@@ -105,6 +97,10 @@ RETURN t {.id, .project, .goal, .status, .outcome, .agent, .started_at, .ended_a
          errors: COLLECT { MATCH (e)-[:HIT]->(r:Error)
                            RETURN r {.key, .kind, .signature} AS r ORDER BY r.key },
          resolved: COLLECT { MATCH (e)-[:RESOLVED]->(r:Error) RETURN r.key AS k ORDER BY k },
+         dealt: COLLECT { MATCH (e)-[l:RESOLVED|ATTEMPTED]->(r:Error)
+                          RETURN {key: r.key, kind: coalesce(l.kind, 'attempt'), rule: l.rule,
+                                  why: l.why, confidence: l.confidence} AS d
+                          ORDER BY d.key },
          tools: COLLECT { MATCH (e)-[:USED_TOOL]->(x:Tool) RETURN x.name AS n ORDER BY n },
          snippets: COLLECT { MATCH (e)-[u:GENERATED|USED|MODIFIED]->(s:Snippet)
                              RETURN s {.id, .name, .kind, .language, relation: type(u)} AS s

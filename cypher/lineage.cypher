@@ -52,7 +52,7 @@ OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
 WITH e, t, v ORDER BY e.created_at, e.project, e.id
 RETURN collect({
   episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
-              .outcome, .kind, .action_command},
+              .outcome, .kind, .action_command, .time_estimated},
   task: t {.id, .goal, .status, .agent},
   environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
   tools: COLLECT { MATCH (e)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name }
@@ -60,76 +60,69 @@ RETURN collect({
 
 // name: lineage_attempts
 // mode: read
-// What was tried and failed: the failing steps of the tasks that hit the error, after its
-// first sighting in each task, other than the fixes. Oldest first, at most $limit.
+// What was tried and did not end it: the steps that acted on the error (ATTEMPTED: the
+// evidence of a fix, but the error came back or the step failed), each with its rule and
+// why. Steps that merely came after a sighting are not attempts. Oldest first, at most $limit.
 UNWIND $members AS m
-MATCH (r:Error {project: m.project, key: m.key})<-[:HIT]-(h:Episode {project: m.project})
-WHERE h.task_id IS NOT NULL
-  AND ($since IS NULL OR h.created_at >= $since) AND ($until IS NULL OR h.created_at < $until)
-WITH h ORDER BY coalesce(h.step, 2147483647), h.created_at
-WITH h.project AS project, h.task_id AS task, head(collect(h)) AS first
-MATCH (:Task {project: project, id: task})-[:HAS_EPISODE]->(a:Episode {project: project})
-WHERE a.outcome IN ['failure', 'partial'] AND a <> first
-  AND CASE WHEN a.step IS NOT NULL AND first.step IS NOT NULL THEN a.step > first.step
-           ELSE a.created_at > first.created_at END
-WITH DISTINCT a
+MATCH (r:Error {project: m.project, key: m.key})<-[l:ATTEMPTED]-(a:Episode {project: m.project})
+WHERE ($since IS NULL OR a.created_at >= $since) AND ($until IS NULL OR a.created_at < $until)
+WITH a, collect(l.rule + ': ' + l.why) AS why
 ORDER BY a.created_at, a.project, a.id
 LIMIT $limit
 OPTIONAL MATCH (a)-[:IN_ENV]->(v:Environment {project: a.project})
-WITH a, v ORDER BY a.created_at, a.project, a.id
+WITH a, v, why ORDER BY a.created_at, a.project, a.id
 RETURN collect({
   episode: a {.id, .project, created_at: toString(a.created_at), .step, .task_id, .summary,
-              .outcome, .kind, .action_command},
+              .outcome, .kind, .action_command, .time_estimated},
   environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
   errors: COLLECT { MATCH (a)-[:HIT]->(x:Error) RETURN x.kind AS kind ORDER BY kind },
-  tools: COLLECT { MATCH (a)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name }
+  tools: COLLECT { MATCH (a)-[:USED_TOOL]->(x:Tool) RETURN x.name AS name ORDER BY name },
+  why: why
 }) AS rows
 
 // name: lineage_fixes
 // mode: read
-// The episodes that ended the error — a successful step whose code FIXES it, or the step
-// that resolved its task (RESOLVED) — with their snippets and environment. Not bounded by
-// the window: a fix before it explains a recurrence inside it.
+// The steps that dealt with the error, on evidence: RESOLVED {kind: fixed | workaround}
+// with its rule, why and confidence, and the fixing step's code (FIXES) where there is
+// some. Not bounded by the window: a fix before it explains a recurrence inside it.
 UNWIND $members AS m
-MATCH (r:Error {project: m.project, key: m.key})
-CALL (r) {
-  MATCH (s:Snippet {project: r.project})-[f:FIXES]->(r)
-  MATCH (e:Episode {project: r.project, id: f.episode})
-  RETURN e, s, 'FIXES' AS via
-  UNION
-  MATCH (e:Episode {project: r.project})-[:RESOLVED]->(r)
-  RETURN e, null AS s, 'RESOLVED' AS via
-}
-WITH e, collect(DISTINCT s) AS snippets, collect(DISTINCT via) AS vias,
-     collect(DISTINCT r.key) AS errors
+MATCH (r:Error {project: m.project, key: m.key})<-[l:RESOLVED]-(e:Episode {project: m.project})
+WHERE l.kind IS NOT NULL
+WITH e, collect(DISTINCT r) AS ended, collect(l) AS links
+WITH e, ended, links,
+     COLLECT { UNWIND ended AS r
+               MATCH (e)-[:GENERATED|MODIFIED|USED]->(s:Snippet {project: e.project})-[:FIXES]->(r)
+               RETURN DISTINCT s } AS snippets
 ORDER BY e.created_at, e.project, e.id
 LIMIT $limit
 OPTIONAL MATCH (t:Task {project: e.project, id: e.task_id})
 OPTIONAL MATCH (e)-[:IN_ENV]->(v:Environment {project: e.project})
-WITH e, t, v, snippets, vias, errors ORDER BY e.created_at, e.project, e.id
+WITH e, t, v, snippets, links, ended ORDER BY e.created_at, e.project, e.id
 RETURN collect({
   episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
-              .outcome, .kind, .action_command},
+              .outcome, .kind, .action_command, .time_estimated},
   task: t {.id, .goal, .status, .agent},
   environment: v {.key, .os, .os_version, .arch, .runtime, .runtime_version},
   snippets: [s IN snippets | s {.id, .project, .name, .kind, .language, .description}],
-  vias: vias, errors: errors
+  vias: ['RESOLVED'] + CASE WHEN size(snippets) > 0 THEN ['FIXES'] ELSE [] END,
+  kind: CASE WHEN any(l IN links WHERE l.kind = 'fixed') THEN 'fixed' ELSE 'workaround' END,
+  why: [l IN links | l.rule + ': ' + l.why],
+  confidence: reduce(c = 0.0, l IN links | CASE WHEN l.confidence > c THEN l.confidence ELSE c END),
+  errors: [r IN ended | r.key]
 }) AS rows
 
 // name: lineage_regressions
 // mode: read
-// Recurrences after a fix: every sighting in the window later than some fix of the error,
+// Recurrences after a fix: every sighting in the window later than some fix of the error
+// claimed with evidence (RESOLVED {kind: 'fixed'}; a workaround removed no cause),
 // with the latest fix before it (the last in time, project and id order of those strictly
 // before) and the packages of both environments. `total` counts them
 // all; at most $limit come back, oldest first.
 UNWIND $members AS m
 MATCH (r:Error {project: m.project, key: m.key})
 CALL (r) {
-  MATCH (:Snippet {project: r.project})-[f:FIXES]->(r)
-  MATCH (e:Episode {project: r.project, id: f.episode})
-  RETURN e AS fix
-  UNION
-  MATCH (fix:Episode {project: r.project})-[:RESOLVED]->(r)
+  MATCH (fix:Episode {project: r.project})-[l:RESOLVED]->(r)
+  WHERE l.kind = 'fixed'
   RETURN fix
 }
 // The fixes in time order, and their moments read once: each sighting's latest fix before it
@@ -168,9 +161,9 @@ CALL (page) {
   WITH i, e, fix, v, w ORDER BY i
   RETURN collect({
     episode: e {.id, .project, created_at: toString(e.created_at), .step, .task_id, .summary,
-                .outcome, .kind, .action_command},
+                .outcome, .kind, .action_command, .time_estimated},
     fix: fix {.id, .project, created_at: toString(fix.created_at), .step, .task_id, .summary,
-              .outcome, .kind, .action_command},
+              .outcome, .kind, .action_command, .time_estimated},
     environment: v.key, fix_environment: w.key
   }) AS rows
 }
@@ -209,9 +202,9 @@ RETURN collect({project: x.project, key: x.key, kind: x.kind, signature: x.signa
 
 // name: lineage_task_claims
 // mode: read
-// What the graph says about each error each task hit: the steps that hit it, and the steps
-// claimed to have fixed it — a step whose code FIXES it in that task, or the step that
-// resolved the task (RESOLVED). `$tasks` are {project, id}.
+// What the graph says about each error each task hit: the steps that hit it, the steps
+// claimed to have fixed it or worked round it (RESOLVED {kind}, with the rule's why and its
+// confidence), and the steps that attempted it (ATTEMPTED). `$tasks` are {project, id}.
 UNWIND $tasks AS key
 MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {project: key.project})
       -[:HIT]->(r:Error {project: key.project})
@@ -220,11 +213,17 @@ ORDER BY t.project, t.id, r.key
 RETURN collect({
   project: t.project, task: t.id, status: t.status, outcome: t.outcome,
   key: r.key, kind: r.kind, sample: r.sample, seen: seen,
-  fixes: [(:Snippet {project: t.project})-[f:FIXES]->(r) WHERE f.task = t.id
-          | {episode: f.episode, via: 'FIXES'}]
-       + [(t)-[:HAS_EPISODE]->(x:Episode {project: t.project})-[:RESOLVED]->(r)
-          | {episode: x.id, via: 'RESOLVED'}],
-  workarounds: []
+  fixes: [(t)-[:HAS_EPISODE]->(x:Episode {project: t.project})-[l:RESOLVED]->(r)
+          WHERE l.kind = 'fixed'
+          | {episode: x.id, via: 'RESOLVED', why: l.rule + ': ' + l.why,
+             confidence: l.confidence}],
+  workarounds: [(t)-[:HAS_EPISODE]->(x:Episode {project: t.project})-[l:RESOLVED]->(r)
+                WHERE l.kind = 'workaround'
+                | {episode: x.id, via: 'RESOLVED', why: l.rule + ': ' + l.why,
+                   confidence: l.confidence}],
+  attempts: [(t)-[:HAS_EPISODE]->(x:Episode {project: t.project})-[l:ATTEMPTED]->(r)
+             | {episode: x.id, via: 'ATTEMPTED', why: l.rule + ': ' + l.why,
+                confidence: l.confidence}]
 }) AS rows
 
 // name: eval_step_actions

@@ -191,3 +191,36 @@ CALL (p) {
   SET p.active_at = coalesce(last, p.created_at, datetime())
 } IN TRANSACTIONS OF $batch ROWS
 RETURN count(*) AS projects
+
+// name: lineage_links_count
+// mode: read
+// Migration 4's before and after: the fix links of the store.
+RETURN COUNT { ()-[l:RESOLVED]->(:Error) WHERE l.kind IS NULL } AS unkinded_resolved,
+       COUNT { ()-[l:RESOLVED]->(:Error) WHERE l.kind = 'fixed' } AS fixed,
+       COUNT { ()-[l:RESOLVED]->(:Error) WHERE l.kind = 'workaround' } AS workaround,
+       COUNT { ()-[:ATTEMPTED]->(:Error) } AS attempted,
+       COUNT { (:Snippet)-[:FIXES]->(:Error) } AS snippet_fixes,
+       COUNT { MATCH (r:Error) WHERE EXISTS { (:Episode)-[:RESOLVED]->(r) }
+                                  OR EXISTS { (:Snippet)-[:FIXES]->(r) } } AS errors_with_fix
+
+// name: lineage_tasks_page
+// mode: read
+// Every task with steps, a page at a time in (project, id) order: migration 4 derives their
+// links again.
+MATCH (t:Task)
+WHERE ($after IS NULL OR t.project > $after.project
+       OR (t.project = $after.project AND t.id > $after.id))
+  AND EXISTS { (t)-[:HAS_EPISODE]->(:Episode) }
+WITH t ORDER BY t.project, t.id
+LIMIT $limit
+RETURN t.project AS project, t.id AS id
+
+// name: lineage_unkinded_resolved_delete
+// mode: write
+// RESOLVED links written before attribution (a resolved task's last step to every error the
+// task met) that no task's derivation removed: a batch at a time.
+MATCH ()-[l:RESOLVED]->(:Error)
+WHERE l.kind IS NULL
+WITH l LIMIT $limit
+DELETE l
+RETURN count(*) AS deleted

@@ -199,8 +199,9 @@ SET e.context_embedding = row.vector, e.context_text = row.text
 
 // name: memorize_resolution
 // mode: write
-// A task that ended resolved: the episode that resolved it RESOLVED the errors the task hit,
-// and earlier open (unknown / partial) episodes are marked resolved, linked to it.
+// A task that ended resolved: earlier open (unknown / partial) episodes are marked resolved,
+// linked to the episode that resolved it. The task's verdict claims no error: which step
+// dealt with each error is derived from evidence (graph/lineage/attribution.py).
 // Failures keep their outcome and their errors.
 CYPHER replan=skip
 UNWIND $tasks AS key
@@ -217,24 +218,13 @@ CALL (t, episodes, final) {
   SET e.resolution = 'resolved', e.resolved_by = final.id
   MERGE (e)-[:RESOLVED_BY]->(final)
 }
-CALL (t, final) {
-  MATCH (t)-[:HAS_EPISODE]->(:Episode {project: t.project})-[:HIT]->(r:Error {project: t.project})
-  WITH DISTINCT r, final
-  // What it resolved is part of its situation: a new link clears its `situated` stamp, so
-  // it is related again (at once when it is in this batch, else by the next maintain run).
-  // The same task written again links nothing new and leaves the stamp.
-  MERGE (final)-[:RESOLVED]->(r)
-  ON CREATE SET final.situated = null
-}
 SET final.resolution = 'resolves_task'
 
-// name: link_fixes
-// mode: write
-// A successful episode whose code ends an error: its snippets FIXES {task, episode, at} each
-// error an earlier step of its task hit and that no step from it on hits again. The fixer is
-// the first successful step after the error's last sighting in the task that wrote or changed
-// code (GENERATED, MODIFIED); failing that, the first that ran stored code (USED). Derived
-// again, whole, for every task a batch touches (its steps, or the episodes snippets link to).
+// name: attribution_facts
+// mode: read
+// The steps of each task in chain order — what each did and the errors it hit — and the
+// errors with what they say: what graph/lineage/attribution.py weighs. The tasks are those
+// given, and those of the episodes given (snippet records link to).
 CYPHER replan=skip
 CALL () {
   UNWIND $tasks AS key
@@ -247,26 +237,54 @@ CALL () {
 }
 MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})
 WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
-WITH t, collect(e) AS steps
-CALL (t, steps) {
-  UNWIND steps AS e
-  MATCH (e)-[:GENERATED|MODIFIED|USED]->(:Snippet)-[f:FIXES {task: t.id}]->(:Error)
+WITH t, collect(e {.id, .outcome, .action_type, .action_command, .action_parameters,
+                   hits: COLLECT { MATCH (e)-[:HIT]->(r:Error) RETURN r.key },
+                   code: COLLECT { MATCH (e)-[:GENERATED|MODIFIED]->(s:Snippet)
+                                   RETURN left(coalesce(s.template, ""), 4000) }}) AS steps
+RETURN t.project AS project, t.id AS task, steps,
+       COLLECT { MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:HIT]->(r:Error {project: t.project})
+                 WITH DISTINCT r
+                 RETURN r {.key, .kind, .sample, .frames, .symbols} } AS errors
+
+// name: attribution_links
+// mode: write
+// The links of the tasks given, derived whole: the old ones go, the new ones are written.
+// RESOLVED {kind: fixed | workaround} from the step that dealt with the error, ATTEMPTED
+// from a step that acted on it without ending it, and the fixing step's code FIXES it.
+// A new RESOLVED link clears the step's `situated` stamp (what it resolved is part of its
+// situation); the same link written again leaves it.
+CYPHER replan=skip
+UNWIND $tasks AS key
+MATCH (t:Task {project: key.project, id: key.id})
+CALL (t) {
+  MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})-[x:RESOLVED|ATTEMPTED]->(:Error)
+  WHERE x.task IS NULL OR x.task = t.id
+  DELETE x
+}
+CALL (t) {
+  MATCH (:Snippet {project: t.project})-[f:FIXES {task: t.id}]->(:Error)
   DELETE f
 }
-CALL (t, steps) {
-  UNWIND range(0, size(steps) - 1) AS i
-  WITH t, steps, i, steps[i] AS e
-  MATCH (e)-[:HIT]->(r:Error {project: t.project})
-  WITH t, steps, r, max(i) AS last
-  WITH t, r, [x IN steps[last + 1..] WHERE x.outcome = 'success'] AS after
-  WITH t, r,
-       [x IN after WHERE EXISTS { (x)-[:GENERATED|MODIFIED]->(:Snippet) }] AS writers,
-       [x IN after WHERE EXISTS { (x)-[:USED]->(:Snippet) }] AS runners
-  WITH t, r, head(writers + runners) AS fixer,
-       CASE WHEN size(writers) > 0 THEN ['GENERATED', 'MODIFIED'] ELSE ['USED'] END AS relations
-  WHERE fixer IS NOT NULL
-  MATCH (fixer)-[u:GENERATED|MODIFIED|USED]->(s:Snippet {project: t.project})
-  WHERE type(u) IN relations
+WITH t, key
+UNWIND key.links AS link
+MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project, id: link.episode})
+MATCH (r:Error {project: t.project, key: link.error})
+CALL (t, e, r, link) {
+  WITH t, e, r, link WHERE link.kind = 'attempt'
+  MERGE (e)-[a:ATTEMPTED]->(r)
+  SET a.task = t.id, a.rule = link.rule, a.why = link.why, a.confidence = link.confidence
+}
+CALL (t, e, r, link) {
+  WITH t, e, r, link WHERE link.kind <> 'attempt'
+  MERGE (e)-[l:RESOLVED]->(r)
+  ON CREATE SET e.situated = null
+  SET l.task = t.id, l.kind = link.kind, l.rule = link.rule, l.why = link.why,
+      l.confidence = link.confidence, l.at = e.created_at
+}
+CALL (t, e, r, link) {
+  WITH t, e, r, link WHERE link.kind = 'fixed'
+  MATCH (e)-[:GENERATED|MODIFIED|USED]->(s:Snippet {project: t.project})
   MERGE (s)-[f:FIXES {task: t.id}]->(r)
-  SET f.episode = fixer.id, f.at = fixer.created_at
+  SET f.episode = e.id, f.at = e.created_at, f.rule = link.rule, f.why = link.why,
+      f.confidence = link.confidence
 }

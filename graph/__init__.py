@@ -31,6 +31,7 @@ if typing.TYPE_CHECKING:
         vector_index_statements,
     )
     from metisgraph.graph.lessons import ConsolidationSettings
+    from metisgraph.graph.lineage.derive import derive_links
     from metisgraph.graph.lucene import project_scope
     from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered
     from metisgraph.graph.model_stamp import (
@@ -145,6 +146,7 @@ __all__ = [
     "check_model",
     "consolidate",
     "decode_id",
+    "derive_links",
     "digest_project",
     "drop_vector_indexes",
     "existing_environment_keys",

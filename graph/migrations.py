@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from metisgraph.graph.lineage.derive import rederive_all
 from metisgraph.graph.outcomes import migrate_outcomes
 from metisgraph.graph.store import GraphStore
 
@@ -79,6 +80,7 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         3, "outcome reports, priors apart from confidence, active_at, clocks", migrate_outcomes
     ),
+    Migration(4, "fix links from evidence: every task's lineage derived again", rederive_all),
 )
 
 

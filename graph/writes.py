@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from metisgraph.graph.cypher import Query
+from metisgraph.graph.lineage.derive import derive_within
 from metisgraph.graph.outcomes import recount_steps
 from metisgraph.graph.situations import situation_step
 from metisgraph.graph.store import GraphStore, Transaction
@@ -89,9 +90,6 @@ class WriteBatch:
         plan.extend(self.extra)
         if self.resolved_tasks:
             plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))
-        if self.chained_tasks or self.snippet_episodes:
-            fixes = {"tasks": self.chained_tasks, "episodes": self.snippet_episodes}
-            plan.append(("link_fixes", fixes))
         # Last: the code across the bridge and what resolved what are written by then.
         plan.extend(
             situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])
@@ -119,8 +117,10 @@ async def write_batch(
     batch: WriteBatch,
     then: Callable[[Transaction], Awaitable[object]] | None = None,
 ) -> None:
-    """The batch in one transaction; ``then`` (work that reads the batch back) in it too."""
+    """The batch in one transaction; then the attribution links of the tasks it touches
+    (graph/lineage/derive.py) and ``then`` (work that reads the batch back), in it too."""
     steps = batch.steps()
+    then = in_turn(derive_within(batch.chained_tasks, batch.snippet_episodes), then)
     if steps or then is not None:
         await store.write_many(steps, then)
 

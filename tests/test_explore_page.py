@@ -312,6 +312,10 @@ def test_a_lineage_across_projects_shows_fixes_and_the_regression(browser: Any, 
     assert _texts(browser, "#timeline .fix") and _texts(browser, "#timeline .recurrence")
     regression = " ".join(_texts(browser, "#recurrences li"))
     assert "numpy 1.24.2 → 1.26.4" in regression and "legacy-stats ∅ → 0.3.1" in regression
+    # Each fix with its evidence (rule, file) and confidence; attempts with what they did.
+    fixes = " ".join(_texts(browser, "#fixes li"))
+    assert "frame: edits shop/report.py" in fixes and "confidence 0.80" in fixes
+    assert "module: installs numpy" in " ".join(_texts(browser, "#attempts li"))
     _screenshot(browser, "explore.png")
     # With the shop token, billing is not read: its sightings are not drawn.
     _open(browser, site, f"#/error/{error_id}", SHOP_TOKEN)

@@ -51,6 +51,10 @@ async def test_json_export_is_node_link_networkx_reads(store: Any, story: Story)
     assert {"Project", "Task", "Episode", "Error", "Snippet", "Environment", "Package"} <= kinds
     fixes = [d for _, _, d in graph.edges(data=True) if d["type"] == "FIXES"]
     assert fixes and all("task" in d for d in fixes)
+    # the evidence of each fix travels with it: the rule, why, confidence, on the step's link
+    resolved = [d for _, _, d in graph.edges(data=True) if d["type"] == "RESOLVED"]
+    assert resolved and all(d["why"] and d["rule"] and 0 < d["confidence"] <= 1 for d in resolved)
+    assert {d["kind"] for d in resolved} == {"fixed"}
     episode = next(d for _, d in graph.nodes(data=True) if d["label"] == "Episode")
     assert episode["_types"]["created_at"] == "datetime" and len(episode["embedding"]) == 384
     assert graph.graph["project"] == story.shop and graph.graph["vectors"] is True

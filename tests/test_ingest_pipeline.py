@@ -187,7 +187,8 @@ async def test_a_resolved_task_marks_its_open_episodes_and_resolves_its_errors(
         EpisodeRecord(project=project, id="s1", task_id="t", step=1, outcome="unknown",
                       summary="Looked for the requirements file"),
         EpisodeRecord(project=project, id="s2", task_id="t", step=2, outcome="success",
-                      summary="Installed pyyaml; the import works"),
+                      summary="Installed pyyaml; the import works",
+                      action={"type": "command", "command": "pip install pyyaml"}),
     ]  # fmt: skip
     await Ingestor(store, embedder).ingest([Parsed(r, ref) for r in records])
     rows = await store.run_text(

@@ -29,7 +29,7 @@ query($projects: [String!]!, $error: ErrorRef!, $limit: Int! = 100, $after: Stri
                 task { goal status } environment { runtimeVersion } tools }
     pageInfo { endCursor hasNextPage }
     triedAndFailed { episode { episodeId } errors }
-    fixes { episode { episodeId } via snippets { id name kind } }
+    fixes { episode { episodeId } via kind why confidence snippets { id name kind } }
     recurrences { episode { episodeId } fix { episodeId } sameProject
                   difference { known packages { name fixed failing change } } }
     recurrenceCount
@@ -94,7 +94,9 @@ def test_lineage_across_both_projects_by_each_kind_of_name(api: Any, story: Stor
     assert lineage["firstSighting"]["episodeId"] == "shop-report-march-s2"
     assert lineage["lastSighting"]["episodeId"] == "shop-report-may-s0"
     patch = next(f for f in lineage["fixes"] if f["episode"]["episodeId"].endswith("march-s4"))
-    assert patch["snippets"][0]["kind"] == "patch" and patch["via"] == ["FIXES"]
+    assert patch["snippets"][0]["kind"] == "patch" and patch["via"] == ["FIXES", "RESOLVED"]
+    assert patch["kind"] == "fixed" and patch["why"][0].startswith("frame: edits shop/report.py")
+    assert 0 < patch["confidence"] <= 1
     may = next(r for r in lineage["recurrences"] if r["episode"]["episodeId"].endswith("may-s0"))
     changes = {p["name"]: (p["fixed"], p["failing"]) for p in may["difference"]["packages"]}
     assert changes["numpy"] == ("1.24.2", "1.26.4") and changes["legacy-stats"] == (None, "0.3.1")

@@ -101,27 +101,38 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
     assert march.environment is not None and march.environment.runtime_version == "3.11.4"
     assert march.tools == ["shop.report"]  # `python -m shop.report`: the module run
 
-    # What was tried and failed: the numpy pin in March, the retry in billing.
+    # What was attempted: the numpy pin in March (it acted on a library of the traceback, and
+    # failed), the run again with another option in billing. Failing steps that merely came
+    # after are not attempts.
     assert [a.episode.id for a in result.attempts] == [
         "shop-report-march-s3",
         "billing-totals-s1",
     ]
+    assert result.attempts[0].why[0].startswith("module: installs numpy<1.24")
+    assert result.attempts[1].why[0].startswith("rerun: ")
 
-    # The fix: the patch (FIXES), and the steps that resolved each task (RESOLVED).
+    # The fixes, on evidence: the patch edits the innermost own frame's file; the upgrade
+    # installs the library the traceback runs through. The step that ended each task (the
+    # passing test run of March) claims nothing: it did not act on the error.
     by_episode = {f.episode.id: f for f in result.fixes}
+    assert set(by_episode) == {"shop-report-march-s4", "shop-report-may-s1"}
     patch = by_episode["shop-report-march-s4"]
-    assert patch.via == ["FIXES"]
+    assert patch.via == ["FIXES", "RESOLVED"] and patch.kind == "fixed"
+    assert patch.why == ["frame: edits shop/report.py (shop.report.build_totals)"]
+    assert patch.confidence is not None and 0 < patch.confidence <= 1
+    assert by_episode["shop-report-may-s1"].why[0].startswith("module: installs legacy-stats")
     assert [s.name for s in patch.snippets] == ["use builtin float in build_totals"]
     assert by_episode["shop-report-may-s1"].snippets[0].name == "upgrade legacy-stats"
 
     # The regression: May's sighting after the March fix, on other package versions.
     may = next(r for r in result.recurrences if r.episode.id == "shop-report-may-s0")
     assert may.same_project and may.fix.project == story.shop
-    # each recurrence beside the latest fix strictly before it
+    # each recurrence beside the latest fix claimed with evidence strictly before it (the
+    # patch; no longer March's last step, which resolved its task but fixed nothing)
     assert {r.episode.id: r.fix.id for r in result.recurrences} == {
-        "billing-totals-s0": "shop-report-march-s5",
-        "billing-totals-s1": "shop-report-march-s5",
-        "shop-report-may-s0": "shop-report-march-s5",
+        "billing-totals-s0": "shop-report-march-s4",
+        "billing-totals-s1": "shop-report-march-s4",
+        "shop-report-may-s0": "shop-report-march-s4",
     }
     changes = {(p.name, p.before, p.after, p.change) for p in may.diff.packages}
     assert changes == {

@@ -184,6 +184,9 @@ def test_expansion_walks_the_bridge(gql: Any, project: str) -> None:
                          "packages": {"pandas": "2.2.1"}}},
         {"project": project, "id": "s1", "taskId": "t1", "step": 1, "outcome": "success",
          "summary": "Reading the table in chunks keeps the export's memory flat",
+         # the evidence that it fixed the error: it edits the file of the trace's own frame
+         "action": {"type": "edit", "command": "edit export.py",
+                    "parameters": {"path": "/srv/app/export.py"}},
          "source": "executed", "snippets": [{"code": code, "language": "python"}],
          "environment": {"runtime": "python", "runtimeVersion": "3.11.4",
                          "packages": {"pandas": "2.2.1"}}},

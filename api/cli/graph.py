@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # each command imports what it uses: `metisgraph --help` stay
     from metisgraph.api.graphql.error_refs import ErrorName
     from metisgraph.graph.analytics import Analytics
     from metisgraph.graph.explore import ErrorPage
-    from metisgraph.graph.lineage import EnvironmentDiff, Lineage, Sighting
+    from metisgraph.graph.lineage import EnvironmentDiff, Lineage, Sighting, StepView
 
 __all__ = ["analytics_command", "errors_command", "lineage_command"]
 
@@ -100,8 +100,11 @@ def lineage_command(
     _print_lineage(found)
 
 
-def _when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+def _when(moment: datetime | StepView | None) -> str:
+    """A moment; a step's, marked ~ when the run carried no time of its own for it."""
+    if moment is None or isinstance(moment, datetime):
+        return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+    return ("~" if moment.time_estimated else "") + _when(moment.created_at)
 
 
 def _print_lineage(found: Lineage) -> None:
@@ -146,7 +149,7 @@ def _sighting_row(s: Sighting) -> tuple[str, ...]:
     where = " ".join(x for x in (env.os, env.runtime, env.runtime_version) if x) if env else "-"
     task = (s.task.goal or s.task.id)[:60] if s.task else "-"
     step = s.episode
-    return (_when(step.created_at), step.project, task, str(step.step), step.outcome or "-",
+    return (_when(step), step.project, task, str(step.step), step.outcome or "-",
             where, ", ".join(s.tools))  # fmt: skip
 
 
@@ -156,20 +159,22 @@ def _story_lines(found: Lineage) -> list[str]:
     for a in found.attempts:
         e = a.episode
         lines.append(
-            f"[yellow]tried, failed[/] {_when(e.created_at)} {e.project} step {e.step}: "
-            f"{(e.summary or '')[:100]}"
+            f"[yellow]attempted[/] {_when(e)} {e.project} step {e.step} "
+            f"({'; '.join(a.why)}): {(e.summary or '')[:80]}"
         )
     for f in found.fixes:
-        code = ", ".join(s.name or s.id for s in f.snippets) or "(its task resolved)"
+        code = f" by {', '.join(s.name or s.id for s in f.snippets)}" if f.snippets else ""
         e = f.episode
+        colour = "green" if f.kind == "fixed" else "cyan"
         lines.append(
-            f"[green]fixed[/] {_when(e.created_at)} {e.project} step {e.step} by {code} "
-            f"({'+'.join(f.via)})"
+            f"[{colour}]{f.kind}[/] {_when(e)} {e.project} step {e.step}{code} "
+            f"({'; '.join(f.why)}; confidence {f.confidence or 0:.2f}): "
+            f"{(e.action_command or e.summary or '')[:80]}"
         )
     for r in found.recurrences:
         lines.append(
-            f"[red]recurred[/] {_when(r.episode.created_at)} {r.episode.project} after the fix "
-            f"of {_when(r.fix.created_at)} in {r.fix.project}: {_difference(r.diff)}"
+            f"[red]recurred[/] {_when(r.episode)} {r.episode.project} after the fix "
+            f"of {_when(r.fix)} in {r.fix.project}: {_difference(r.diff)}"
         )
     if found.recurrence_count > len(found.recurrences):
         lines.append(f"… {found.recurrence_count} recurrences in all")

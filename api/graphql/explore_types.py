@@ -100,7 +100,9 @@ class ChainStep:
     action_type: str | None
     command: str | None
     errors: list[ErrorItemRef]
-    resolved: list[strawberry.ID] = strawberry.field(description="Errors this step resolved")
+    resolved: list[strawberry.ID] = strawberry.field(
+        description="Errors this step fixed or worked round, on evidence"
+    )
     tools: list[str]
     snippets: list[SnippetRef]
     environment: JSON | None
@@ -108,6 +110,11 @@ class ChainStep:
         default=None, description="The action's parameters as recorded (sanitized)"
     )
     facts: JSON | None = strawberry.field(default=None, description="Its structured facts")
+    dealt: JSON | None = strawberry.field(
+        default=None,
+        description="What it did about errors: [{key, kind: fixed | workaround | attempt, rule, "
+        "why, confidence}]",
+    )
 
 
 @strawberry.type(description="A task and its chain of steps, with their errors, tools, snippets.")
@@ -328,6 +335,7 @@ def _task_node(chain: TaskChain) -> TaskNode:
                 environment=cast(JSON, s.environment),
                 action_parameters=cast(JSON, s.action_parameters),
                 facts=cast(JSON, s.facts),
+                dealt=cast(JSON, s.dealt),
             )
         )
     return TaskNode(

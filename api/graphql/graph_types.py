@@ -43,6 +43,10 @@ class Step:
     outcome: str | None
     kind: str | None
     command: str | None
+    time_estimated: bool = strawberry.field(
+        default=False,
+        description="createdAt is estimated: the run carried no time of its own for this step",
+    )
 
 
 @strawberry.type(description="A task, briefly: task(id) gives its whole chain.")
@@ -112,6 +116,7 @@ def step(view: StepView) -> Step:
         outcome=view.outcome,
         kind=view.kind,
         command=view.action_command,
+        time_estimated=view.time_estimated,
     )
 
 

@@ -59,12 +59,16 @@ class Sighting:
     tools: list[str]
 
 
-@strawberry.type(description="A failing step after the error was first seen in its task.")
+@strawberry.type(
+    description="A step that acted on the error (what would be a fix's evidence) without "
+    "ending it: it came back, or the step failed. Steps that merely came after are not listed."
+)
 class TriedAndFailed:
     episode: Step
     environment: EnvironmentSummary | None
     errors: list[str] = strawberry.field(description="Kinds of the errors this step hit")
     tools: list[str]
+    why: list[str] = strawberry.field(description="The rule and what the step did: 'rule: why'")
 
 
 @strawberry.type(description="Code that fixed the error.")
@@ -77,15 +81,23 @@ class FixingSnippet:
     description: str | None
 
 
-@strawberry.type(description="A step that ended the error.")
+@strawberry.type(description="A step that dealt with the error, on evidence.")
 class ErrorFix:
     episode: Step
     task: TaskSummary | None
     environment: EnvironmentSummary | None
     snippets: list[FixingSnippet]
     via: list[str] = strawberry.field(
-        description="FIXES: its code ended the error; RESOLVED: it resolved its task"
+        description="RESOLVED: the step, on evidence; FIXES: its code (when it has some)"
     )
+    kind: str = strawberry.field(
+        description="fixed: it removed the cause; workaround: it got past it without removing it"
+    )
+    why: list[str] = strawberry.field(
+        description="The rule and what the step did ('module: installs pytz for pytz'); rules: "
+        "module, frame, path, setting, name, retry, rerun, other-means"
+    )
+    confidence: float | None = strawberry.field(description="The rule's standing, 0 to 1")
 
 
 @strawberry.type(description="A package between the fixed run and the failing one.")
@@ -270,6 +282,7 @@ def _attempt(a: Attempt) -> TriedAndFailed:
         environment=environment_summary(a.environment),
         errors=a.errors,
         tools=a.tools,
+        why=a.why,
     )
 
 
@@ -290,6 +303,9 @@ def _fix(f: Fix) -> ErrorFix:
             for s in f.snippets
         ],
         via=f.via,
+        kind=f.kind,
+        why=f.why,
+        confidence=f.confidence,
     )
 
 

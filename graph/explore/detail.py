@@ -61,6 +61,8 @@ class TaskStep:
     environment: dict[str, Any] | None
     action_parameters: Any = None  # as recorded (a map), None when there were none
     facts: Any = None
+    # {key, kind: fixed | workaround | attempt, rule, why, confidence}: what it did about errors
+    dealt: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -146,4 +148,5 @@ def _step(e: dict[str, Any]) -> TaskStep:
         environment=e.get("environment"),
         action_parameters=_stored_map(e.get("action_parameters")),
         facts=_stored_map(e.get("facts")),
+        dealt=list(e.get("dealt") or []),
     )

@@ -39,6 +39,7 @@ class ErrorClaims:
     seen: frozenset[str]  # episode ids
     fixes: tuple[Claim, ...]
     workarounds: tuple[Claim, ...]
+    attempts: tuple[Claim, ...] = ()  # steps that acted on it without ending it
 
 
 async def task_claims(store: GraphStore, tasks: Iterable[tuple[str, str]]) -> list[ErrorClaims]:
@@ -71,4 +72,5 @@ def _claims(row: dict[str, Any]) -> ErrorClaims:
         seen=frozenset(row.get("seen") or ()),
         fixes=tuple(_claim(c) for c in row.get("fixes") or () if c.get("episode")),
         workarounds=tuple(_claim(c) for c in row.get("workarounds") or () if c.get("episode")),
+        attempts=tuple(_claim(c) for c in row.get("attempts") or () if c.get("episode")),
     )

@@ -38,6 +38,7 @@ class StepView:
     outcome: str | None
     kind: str | None
     action_command: str | None
+    time_estimated: bool = False  # the run carried no time of its own for this step
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> StepView:
@@ -51,6 +52,7 @@ class StepView:
             outcome=row.get("outcome"),
             kind=row.get("kind"),
             action_command=row.get("action_command"),
+            time_estimated=bool(row.get("time_estimated")),
         )
 
 
@@ -123,12 +125,13 @@ class Sighting:
 
 @dataclass(frozen=True)
 class Attempt:
-    """A failing step of a task that hit the error, after the error was first seen in it."""
+    """A step that acted on the error (the evidence of a fix) without ending it."""
 
     episode: StepView
     environment: EnvironmentView | None
     errors: list[str]  # the kinds of errors this step hit
     tools: list[str]
+    why: list[str] = field(default_factory=list)  # "rule: what it did", per error
 
 
 @dataclass(frozen=True)
@@ -143,13 +146,16 @@ class SnippetView:
 
 @dataclass(frozen=True)
 class Fix:
-    """An episode that ended the error, with the code that did (FIXES) or as its task's end."""
+    """A step that dealt with the error on evidence (RESOLVED), with its code (FIXES)."""
 
     episode: StepView
     task: TaskView | None
     environment: EnvironmentView | None
     snippets: list[SnippetView]
-    via: list[str]  # FIXES (its code ended the error) and/or RESOLVED (it resolved its task)
+    via: list[str]  # RESOLVED (the step, on evidence) and FIXES (its code)
+    kind: str = "fixed"  # fixed: removed the cause; workaround: got past it
+    why: list[str] = field(default_factory=list)  # "rule: what it did", per error
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)

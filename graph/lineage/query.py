@@ -147,6 +147,7 @@ def _attempt(row: dict[str, Any]) -> Attempt:
         environment=EnvironmentView.of(step.project, row.get("environment")),
         errors=list(row.get("errors") or []),
         tools=list(row.get("tools") or []),
+        why=list(row.get("why") or []),
     )
 
 
@@ -169,6 +170,9 @@ def _fix(row: dict[str, Any]) -> Fix:
         environment=EnvironmentView.of(step.project, row.get("environment")),
         snippets=snippets,
         via=sorted(row.get("vias") or []),
+        kind=row.get("kind") or "fixed",
+        why=list(row.get("why") or []),
+        confidence=row.get("confidence"),
     )
 
 
@@ -220,7 +224,7 @@ def _per_project(
         by_project[e.project].append(e)
     fixed: dict[str, int] = defaultdict(int)
     for f in fixes:
-        fixed[f.episode.project] += 1
+        fixed[f.episode.project] += f.kind == "fixed"  # a workaround removed no cause
     recurred: dict[str, int] = defaultdict(int)
     for r in recurrences:
         recurred[r.episode.project] += 1

@@ -11,7 +11,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +112,52 @@ def task_id(run: Run) -> str:
     return f"{run.format}:{run.instance_id}:{digest}"
 
 
+_FOLDER_DATE = re.compile(r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?:[_T.-]|$)")
+
+
+def run_moment(run: Run) -> tuple[datetime | None, str]:
+    """When a run happened, from what it carries, and from where: its own start or end (the
+    harness's), else a date in its folder or file name (``20240825_…``, ``2024-08-25…``);
+    else nothing (None: it is dated at ingest time)."""
+    if run.started_at is not None:
+        return run.started_at, "run start"
+    if run.ended_at is not None:
+        return run.ended_at - timedelta(seconds=len(run.steps)), "run end"
+    for part in reversed(Path(run.ref.file).parts):
+        found = _FOLDER_DATE.match(part)
+        if found is not None:
+            try:
+                day = datetime(*(int(g) for g in found.groups()), tzinfo=UTC)
+            except ValueError:
+                continue
+            return day, f"name {part[:40]}"
+    return None, "ingest time"
+
+
+def _dated(run: Run) -> None:
+    """Steps without a time of their own get the run's moment plus their place, a second
+    apart (their order kept), marked estimated with where the moment came from; with no
+    moment at all they are marked as dated at ingest time."""
+    base, source = run_moment(run)
+    for index, step in enumerate(run.steps):
+        if isinstance(step, Refused) or step.created_at is not None:
+            continue
+        if base is not None:
+            step.created_at = base + timedelta(seconds=index)
+        step.facts["time_estimated"] = source
+    if base is not None and run.started_at is None:
+        run.started_at = base
+
+
+def _after_steps(run: Run) -> datetime | None:
+    """The moment after the last step, when the run's own end is unknown."""
+    last = [s.created_at for s in run.steps if isinstance(s, Step) and s.created_at]
+    return max(last) + timedelta(seconds=1) if last else None
+
+
 def run_records(run: Run, project: str | None = None) -> Iterator[Parsed | Refused]:
     """The task, then its steps in order, then the submission (when there is one)."""
+    _dated(run)
     stem = run.ref.file.rsplit("/", 1)[-1].split(".", 1)[0]
     name = derive_project(project, run.instance_id, run.repo, stem)
     tid = task_id(run)
@@ -239,9 +283,14 @@ def _submission(
         "outcome": outcome.value,
         # The patch is the diff the environment produced, not the agent's claim.
         "source": Source.executed.value,
-        "created_at": _iso(run.ended_at),
+        "created_at": _iso(run.ended_at or _after_steps(run)),
         "tags": tags,
-        "facts": {"instance_id": run.instance_id, "exit_status": run.exit_status, **run.facts},
+        "facts": {
+            "instance_id": run.instance_id,
+            "exit_status": run.exit_status,
+            **run.facts,
+            **({} if run.ended_at else {"time_estimated": run_moment(run)[1]}),
+        },
         "snippets": [
             {
                 "code": patch,

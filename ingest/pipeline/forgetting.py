@@ -20,6 +20,7 @@ import numpy as np
 from metisgraph.graph import (
     GraphStore,
     Vector,
+    derive_links,
     recount_steps,
     refresh_patterns,
     refresh_staleness,
@@ -80,10 +81,10 @@ async def _chains(store: GraphStore, tasks: list[Row]) -> None:
         [
             ("link_task_chains", {"tasks": tasks}),
             ("memorize_resolution", {"tasks": tasks}),
-            ("link_fixes", {"tasks": tasks, "episodes": []}),
             ("clear_lonely_context", {"tasks": tasks}),
         ]
     )
+    await derive_links(store, tasks)
     await refresh_context(store, tasks)
 
 

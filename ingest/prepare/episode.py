@@ -294,6 +294,9 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         if record.confidence is not None
         else DEFAULT_CONFIDENCE[record.source],
         "prior_strength": CONFIDENCE.prior(record.source.value).strength,
+        # Its time is not its own: none was given (dated at ingest), or an adapter estimated
+        # it from the run (facts.time_estimated says from what).
+        "time_estimated": record.created_at is None or bool(record.facts.get("time_estimated")),
     }
     error_text = "\n".join(t for t in (props["error_text"], props["observation"]) if t)
     errors = extract_errors(error_text) if error_text else []

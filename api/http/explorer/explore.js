@@ -83,7 +83,7 @@ const Q_ERRORS = `query($p: [String!]!, $order: ErrorOrder!, $since: DateTime, $
 const Q_ERROR = `query($id: ID!) { error(id: $id) {
   id project key kind category signature template sightings tasks firstSeen lastSeen fixes
   fixedAt open sample alsoIn } }`;
-const STEP = "id project episodeId taskId step createdAt summary outcome command";
+const STEP = "id project episodeId taskId step createdAt timeEstimated summary outcome command";
 const Q_LINEAGE = `query($p: [String!]!, $id: ID!, $limit: Int!, $after: String) {
   lineage(projects: $p, error: {id: $id}, limit: $limit, after: $after) {
     sightingCount recurrenceCount warnings
@@ -91,8 +91,8 @@ const Q_LINEAGE = `query($p: [String!]!, $id: ID!, $limit: Int!, $after: String)
     sightings { episode { ${STEP} } task { id goal status }
       environment { os runtime runtimeVersion } tools }
     pageInfo { endCursor hasNextPage }
-    triedAndFailed { episode { ${STEP} } errors tools }
-    fixes { episode { ${STEP} } via snippets { id name kind } }
+    triedAndFailed { episode { ${STEP} } errors tools why }
+    fixes { episode { ${STEP} } via kind why confidence snippets { id name kind } }
     recurrences { episode { ${STEP} } fix { ${STEP} } sameProject
       difference { known sameEnvironment packages { name fixed failing change }
         fields { field fixed failing } } }
@@ -311,8 +311,8 @@ function lineageView(state, loadMore) {
     h("h2", {}, "Timeline"),
     timeline(state),
     h("p", { class: "legend" }, h("span", { class: "sighting" }, "●"), " sighting  ",
-      h("span", { class: "fix" }, "◆"), " fix  ", h("span", { class: "recurrence" }, "◯"),
-      " sighted again after a fix"),
+      h("span", { class: "fix" }, "◆"), " fix (on evidence)  ", h("span", { class: "recurrence" }, "◯"),
+      " sighted again after a fix  ~ time estimated (the run carried none)"),
     h("p", { class: "quiet" }, `${sightings.length} of ${lineage.sightingCount} sightings shown. `,
       moreButton),
     h("h2", {}, "Per project"),
@@ -321,15 +321,17 @@ function lineageView(state, loadMore) {
         String(p.recurrences), when(p.firstSeen), when(p.lastSeen)]), { class: "grid" }),
     h("h2", {}, "Fixes"),
     lineage.fixes.length ? h("ul", { id: "fixes" }, lineage.fixes.map((f) => h("li", {},
-      stepLink(f.episode), ` (${f.via.join(", ")})`,
+      h("span", { class: `badge ${f.kind}` }, f.kind), " ", stepLink(f.episode),
+      ` — ${f.why.join("; ")} (confidence ${(f.confidence ?? 0).toFixed(2)})`,
       f.snippets.map((x) => [" · snippet ", link(nodeHref(x.id), x.name || x.kind || "snippet")]))))
       : h("p", { class: "quiet" }, "No fix recorded."),
     h("h2", {}, "Recurrences after a fix"),
     lineage.recurrences.length ? h("ul", { id: "recurrences" }, lineage.recurrences.map(recurrence))
       : h("p", { class: "quiet" }, "None."),
-    h("h2", {}, "Tried and failed"),
-    lineage.triedAndFailed.length ? h("ul", {}, lineage.triedAndFailed.map((t) => h("li", {},
-      stepLink(t.episode), t.errors.length ? ` — ${t.errors.join(", ")}` : "")))
+    h("h2", {}, "Attempted (acted on it, did not end it)"),
+    lineage.triedAndFailed.length ? h("ul", { id: "attempts" }, lineage.triedAndFailed.map((t) =>
+      h("li", {}, stepLink(t.episode), ` — ${t.why.join("; ")}`,
+        t.errors.length ? ` (hit ${t.errors.join(", ")})` : "")))
       : h("p", { class: "quiet" }, "None."),
     h("h2", {}, "Related errors"),
     lineage.related.length ? table(["Error", "Project", "Tasks", "Preceded", "Followed", "Together"],
@@ -338,7 +340,7 @@ function lineageView(state, loadMore) {
       { class: "grid" }) : h("p", { class: "quiet" }, "None."),
     h("h2", {}, "Sightings"),
     table(["When", "Project", "Episode", "Task", "Outcome", "Environment", "Tools"],
-      sightings.map((x) => [when(x.episode.createdAt), x.episode.project, stepLink(x.episode),
+      sightings.map((x) => [(x.episode.timeEstimated ? "~" : "") + when(x.episode.createdAt), x.episode.project, stepLink(x.episode),
         x.task ? link(nodeHref(x.task.id), shorten(x.task.goal || "task", 60)) : "—",
         x.episode.outcome || "—",
         x.environment ? `${x.environment.os || ""} ${x.environment.runtime || ""} ${x.environment.runtimeVersion || ""}`.trim() : "—",
@@ -347,7 +349,9 @@ function lineageView(state, loadMore) {
 }
 
 function stepLink(step) {
-  return link(nodeHref(step.id), `${when(step.createdAt)} ${shorten(step.summary || step.episodeId, 80)}`);
+  // "~": the run carried no time of its own for this step; its time is estimated
+  const at = (step.timeEstimated ? "~" : "") + when(step.createdAt);
+  return link(nodeHref(step.id), `${at} ${shorten(step.summary || step.episodeId, 80)}`);
 }
 
 function recurrence(r) {
@@ -366,7 +370,7 @@ function timeline(state) {
   const { lineage, sightings, projects } = state;
   const marks = [
     ...sightings.map((x) => ({ kind: "sighting", step: x.episode })),
-    ...lineage.fixes.map((f) => ({ kind: "fix", step: f.episode })),
+    ...lineage.fixes.filter((f) => f.kind === "fixed").map((f) => ({ kind: "fix", step: f.episode })),
     ...lineage.recurrences.map((r) => ({ kind: "recurrence", step: r.episode })),
   ].filter((m) => m.step.createdAt);
   const lanes = [...new Set([...projects, ...marks.map((m) => m.step.project)])];
@@ -400,7 +404,7 @@ function timeline(state) {
       ? s("path", { d: `M${cx} ${cy - 7} L${cx + 7} ${cy} L${cx} ${cy + 7} L${cx - 7} ${cy} Z` })
       : s("circle", { cx, cy, r: m.kind === "recurrence" ? 8 : 5 });
     svg.append(s("a", { href: nodeHref(m.step.id), class: `mark ${m.kind}` }, shape,
-      s("title", {}, `${m.kind} · ${when(m.step.createdAt)} · ${m.step.summary || m.step.episodeId}`)));
+      s("title", {}, `${m.kind} · ${m.step.timeEstimated ? "~" : ""}${when(m.step.createdAt)}${m.step.timeEstimated ? " (estimated)" : ""} · ${m.step.summary || m.step.episodeId}`)));
   }
   return svg;
 }
