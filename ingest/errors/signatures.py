@@ -27,6 +27,7 @@ from metisgraph.ingest.errors.lines import (
 )
 from metisgraph.ingest.errors.logtemplate import log_template, template_key
 from metisgraph.ingest.errors.sightings import Sighting
+from metisgraph.ingest.errors.tool_errors import tool_error
 from metisgraph.ingest.errors.tracebacks import find_exception_traces, find_python_tracebacks
 from metisgraph.ingest.errors.triggers import candidate_lines
 
@@ -126,6 +127,7 @@ def line_signature(line: str, rules: frozenset[str] | None = None) -> str:
 _LINE_DETECTORS: tuple[Callable[[str, int], Sighting | None], ...] = (
     pytest_failure,
     compiler_error,
+    tool_error,
     exception_line,
 )
 _TRACE_FINDERS: tuple[Callable[[list[str], Iterable[int]], list[Sighting]], ...] = (

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from metisgraph.ingest.errors.tool_errors import TOOL_TRIGGERS
+
 __all__ = ["TRIGGER_WORDS", "candidate_lines"]
 
 TRIGGER_WORDS = (
@@ -30,6 +32,8 @@ TRIGGER_WORDS = (
     "out of memory",
     # log levels
     "err!", "crit", "emerg", "alert", "severe",
+    # tools in their own words (ingest/errors/tool_errors.py)
+    *TOOL_TRIGGERS,
 )  # fmt: skip
 
 
