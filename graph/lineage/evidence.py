@@ -102,7 +102,9 @@ def error_says(
     kind: str | None, sample: str | None, frames: list[str] | None, symbols: list[str] | None
 ) -> ErrorSays:
     text = (sample or "")[:4000]
-    head = "\n".join(text.splitlines()[:12])
+    # The message is at the top of a one-line error and at the bottom of a traceback.
+    lines = text.splitlines()
+    head = "\n".join(lines[:12] + lines[max(12, len(lines) - 12) :])
     modules = {m.group(1).strip(".").lower() for p in _MODULE for m in p.finditer(head)}
     # a library frame of the traceback: upgrading or pinning that library acts on it
     modules |= {m.group(1).lower() for m in _LIBRARY_FRAME.finditer(text)}
