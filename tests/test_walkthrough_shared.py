@@ -62,8 +62,9 @@ async def test_walkthrough_on_real_trajectories(store: Any, walk: tuple[str, str
     assert found.sighting_count == sum(e.sightings for e in found.errors) >= top["sightings"]
     times = [s.episode.created_at for s in found.sightings]
     assert times == sorted(times)
+    # a fix is claimed on evidence (the step may have failed on another error after it)
     fix = next(f for f in found.fixes if "FIXES" in f.via)
-    assert fix.snippets and fix.episode.outcome == "success"
+    assert fix.snippets and fix.kind == "fixed" and fix.why and fix.confidence
     assert {p.project for p in found.projects} == {m.project for m in members}
 
     # Analytics on both projects: the tasks' error clusters, root causes, hubs, fix paths.
