@@ -127,7 +127,8 @@ def run_moment(run: Run) -> tuple[datetime | None, str]:
         found = _FOLDER_DATE.match(part)
         if found is not None:
             try:
-                day = datetime(*(int(g) for g in found.groups()), tzinfo=UTC)
+                year, month, date = (int(g) for g in found.groups())
+                day = datetime(year, month, date, tzinfo=UTC)
             except ValueError:
                 continue
             return day, f"name {part[:40]}"
