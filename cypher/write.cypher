@@ -239,6 +239,10 @@ MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project})
 WITH t, e ORDER BY coalesce(e.step, 2147483647), e.created_at, e.id
 WITH t, collect(e {.id, .outcome, .action_type, .action_command, .action_parameters,
                    hits: COLLECT { MATCH (e)-[:HIT]->(r:Error) RETURN r.key },
+                   // what a sighting printed: an error's stored sample is its first one
+                   said: CASE WHEN EXISTS { (e)-[:HIT]->(:Error) }
+                              THEN left(coalesce(e.error_text, '') + '\n'
+                                        + coalesce(e.observation, ''), 4000) END,
                    code: COLLECT { MATCH (e)-[:GENERATED|MODIFIED]->(s:Snippet)
                                    RETURN left(coalesce(s.template, ""), 4000) }}) AS steps
 RETURN t.project AS project, t.id AS task, steps,

@@ -149,7 +149,10 @@ async def _ingest_with_old_rules(
     await store.run_text(
         """MATCH (r:Error {project: $p, key: $link}) SET r.count = 2
            MERGE (s:Snippet {project: $p, id: 'fix'}) MERGE (s)-[:FIXES {via: 'patch'}]->(r)
-           WITH r MATCH (o:Error {project: $p, key: $other}) SET o.count = 3""",
+           WITH r MATCH (o:Error {project: $p, key: $other}) SET o.count = 3
+           // what the old resolution rule linked: the task's last step to every error
+           WITH r MATCH (f:Episode {project: $p, id: 's5'}), (x:Error {project: $p})
+           MERGE (f)-[:RESOLVED]->(x)""",
         {"p": project, "link": old_keys["s2"], "other": old_keys["s3"]},
     )
     return old_keys

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from metisgraph.graph.lineage.attribution import Link, StepFacts, attribute
-from metisgraph.graph.lineage.evidence import ErrorSays, error_says, step_did
+from metisgraph.graph.lineage.evidence import ErrorSays, error_says, merged, step_did
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["derive_links", "derive_within", "links_of", "rederive_all"]
@@ -39,10 +39,20 @@ def links_of(row: Row) -> list[Link]:
         )
         for s in row["steps"]
     ]
-    errors: dict[str, ErrorSays] = {
-        r["key"]: error_says(r.get("kind"), r.get("sample"), r.get("frames"), r.get("symbols"))
-        for r in row["errors"]
-    }
+    # What each error says: its stored sample (its first sighting) and what every step that
+    # hit it alone printed (a later sighting may name another library, another file).
+    alone: dict[str, list[str]] = {}
+    for s in row["steps"]:
+        hits = s.get("hits") or []
+        if len(hits) == 1 and s.get("said"):
+            alone.setdefault(hits[0], []).append(s["said"])
+    errors: dict[str, ErrorSays] = {}
+    for r in row["errors"]:
+        kind, frames, symbols = r.get("kind"), r.get("frames"), r.get("symbols")
+        says = error_says(kind, r.get("sample"), frames, symbols)
+        for text in alone.get(r["key"], []):
+            says = merged(says, error_says(kind, text, frames, symbols))
+        errors[r["key"]] = says
     return attribute(steps, errors)
 
 

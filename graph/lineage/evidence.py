@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-__all__ = ["ErrorSays", "StepDid", "error_says", "package_matches", "step_did"]
+__all__ = ["ErrorSays", "StepDid", "error_says", "merged", "package_matches", "step_did"]
 
 # --- what an error says ----------------------------------------------------------------------
 
@@ -140,6 +140,20 @@ def error_says(
         frame=frame,
         kind=kind,
         shape=shape,
+    )
+
+
+def merged(a: ErrorSays, b: ErrorSays) -> ErrorSays:
+    """What two sightings of one error say together (the first's frame, kind and shape)."""
+    return ErrorSays(
+        modules=a.modules | b.modules,
+        files=a.files | b.files,
+        paths=a.paths | b.paths,
+        settings=a.settings | b.settings,
+        names=a.names | b.names,
+        frame=a.frame,
+        kind=a.kind,
+        shape=a.shape,
     )
 
 
