@@ -361,6 +361,27 @@ CALL (e) {
   RETURN collect(DISTINCT n.id) AS superseded_by
 }
 CALL (e) {
+  // What fixed the errors this step hit, by the lineage's fix links (RESOLVED {kind:
+  // 'fixed'|'workaround', task, why, confidence}; a link without a kind — written before
+  // the evidence rules — counts as 'resolved'): the fixing steps grouped by their action,
+  // fixes first, then by the runs (tasks) where the action fixed it; three at most.
+  OPTIONAL MATCH (e)-[:HIT]->(r:Error {project: e.project})<-[x:RESOLVED]-(f:Episode {project: e.project})
+  WHERE f <> e
+  WITH r, f, x LIMIT 200
+  WITH coalesce(x.kind, 'resolved') AS kind, coalesce(f.action_command, f.summary) AS action,
+       r, f, x ORDER BY x.confidence DESC, f.created_at DESC, f.id
+  WITH kind, action, collect(DISTINCT coalesce(x.task, f.task_id)) AS tasks, count(x) AS links,
+       max(x.confidence) AS confidence,
+       collect({id: f.id, summary: f.summary, parameters: f.action_parameters, why: x.why,
+                error: coalesce(r.template, r.key)})[0] AS step
+  WHERE action IS NOT NULL
+  ORDER BY CASE kind WHEN 'fixed' THEN 0 WHEN 'resolved' THEN 1 ELSE 2 END, size(tasks) DESC,
+           confidence DESC
+  RETURN collect({kind: kind, action: action, runs: size(tasks), links: links,
+                  confidence: confidence, episode: step.id, summary: step.summary,
+                  parameters: step.parameters, why: step.why, error: step.error})[..3] AS fixed_by
+}
+CALL (e) {
   OPTIONAL MATCH (p:Project {name: e.project})
   RETURN p.active_at.epochSeconds * 1000000 + p.active_at.microsecond AS clock
 }
@@ -392,7 +413,7 @@ RETURN key.project AS project, key.id AS id,
             started_at: t.started_at.epochSeconds * 1000000 + t.started_at.microsecond,
             ended_at: t.ended_at.epochSeconds * 1000000 + t.ended_at.microsecond,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts, superseded_by, clock,
+       errors, environment, previous, next, contradicts, superseded_by, fixed_by, clock,
        {{episode_snippets}} AS snippets
 
 // name: recall_steps

@@ -75,6 +75,9 @@ class Hit:
     rank: int = 0  # its place among everything returned, patterns included (1 = first)
     evidence: dict[str, Any] = field(default_factory=dict)  # what the trust factors read
     superseded_by: list[str] = field(default_factory=list)  # newer fixes of the same error
+    # What fixed the errors it hit (the lineage's fix links), grouped by action, fixes first:
+    # {kind, action, runs, links, confidence, episode, summary, parameters, why, error}.
+    fixed_by: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -155,7 +158,13 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         duplicates=list(episode.pop("duplicates", None) or []),
         evidence=evidence(episode, req.settings.trust, clock),
         superseded_by=superseded_by,
+        fixed_by=[_fix(f) for f in row.get("fixed_by") or [] if f],
     )
+
+
+def _fix(row: dict[str, Any]) -> dict[str, Any]:
+    """A fix as recall returns it: its action parameters read from their stored JSON."""
+    return {**row, "parameters": _loaded(row.get("parameters"))}
 
 
 def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:

@@ -114,6 +114,55 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
     )  # fmt: skip
 
 
+_FIX_KIND = {"fixed": "fix", "resolved": "fix", "workaround": "workaround"}
+
+
+def _fix_record(fix: dict[str, Any]) -> str:
+    runs = int(fix.get("runs") or 0)
+    in_runs = f"in {runs} run{'s' if runs != 1 else ''}"
+    if fix.get("kind") == "fixed":
+        links = int(fix.get("links") or 0)
+        return f"{in_runs}; {links} time{'s' if links != 1 else ''} the error did not come back"
+    if fix.get("kind") == "workaround":
+        return f"{in_runs}; a workaround: it got past the error without removing its cause"
+    return f"{in_runs}; its task ended resolved after it (no evidence it removed the cause)"
+
+
+def _fix_memory(fix: dict[str, Any], hit: Hit, label: int) -> Memory:
+    """The step that fixed (or worked round) an error a recalled step hit, to follow."""
+    action = _text(fix.get("action")) or ""
+    head = next((line.strip() for line in action.splitlines() if line.strip()), "")
+    verb = "worked round by" if fix.get("kind") == "workaround" else "fixed by"
+    lines = [f"{verb}: `{head}`, {_fix_record(fix)}"]
+    if "\n" in action.strip():
+        lines.append(f"did: {decisive(action)}")
+    parameters = _values(fix.get("parameters"))
+    lines += [f"parameters: {parameters}"] if parameters else []
+    lines += [f"evidence: {why}"] if (why := _text(fix.get("why"))) else []
+    error = _text(fix.get("error"))
+    summary = _text(fix.get("summary")) or head
+    what = "workaround for" if fix.get("kind") == "workaround" else "fix for"
+    heading = f"{what} {error or 'the error'} hit in M{label}: {summary} (id {fix['episode']})"
+    confidence = fix.get("confidence")
+    why = f"the lineage's fix link from the error episode {hit.episode['id']} hit" + (
+        f" (confidence {confidence:.2f})" if isinstance(confidence, float) else "")  # fmt: skip
+    return Memory(
+        kind=_FIX_KIND.get(str(fix.get("kind")), "fix"), id=str(fix["episode"]),
+        heading=heading, lines=tuple(lines), why=why, score=hit.score, related=(hit.episode["id"],),
+        source=fix,
+    )  # fmt: skip
+
+
+def _fixes(hit: Hit, placed: dict[str, int], after: int) -> tuple[list[Memory], list[Memory]]:
+    """The hit's fixes (to show just above it) and workarounds (just below), not yet placed;
+    ``after`` memories come before them."""
+    rows = [f for f in hit.fixed_by if f.get("episode") and f["episode"] not in placed]
+    above = [f for f in rows if f.get("kind") != "workaround"]
+    label = after + len(above) + 1  # the hit's own label
+    below = [f for f in rows if f.get("kind") == "workaround"]
+    return [_fix_memory(f, hit, label) for f in above], [_fix_memory(f, hit, label) for f in below]
+
+
 def _pattern_memory(found: PatternHit) -> Memory:
     """A lesson maintain drew from several tasks, placed where recall ranked it: just above
     its best member."""
@@ -265,8 +314,16 @@ def memories_from(
                 if memory.id not in placed:
                     memories.append(memory)
                     placed[memory.id] = len(memories)
-        memories.append(_episode_memory(hit, rank, len(hits)))
-        placed[hit.episode["id"]] = len(memories)
+        fixes, workarounds = _fixes(hit, placed, len(memories))
+        for memory in fixes:  # what fixed the error it hit: to follow, just above it
+            memories.append(memory)
+            placed[memory.id] = len(memories)
+        if hit.episode["id"] not in placed:  # else shown already, as the fix of an earlier hit
+            memories.append(_episode_memory(hit, rank, len(hits)))
+            placed[hit.episode["id"]] = len(memories)
+        for memory in workarounds:
+            memories.append(memory)
+            placed[memory.id] = len(memories)
         for memory in _bridge(hit, placed, allowed, shown):
             if memory.id not in placed:
                 memories.append(memory)

@@ -39,6 +39,8 @@ RULES = (
     "Plan the one next step toward the goal from the current state.",
     "Follow a success where its situation matches yours; do not repeat a failure unless its "
     "conditions do not hold here, and say why.",
+    "A [fix] is the step that removed the error a memory hit: prefer it to a [workaround], "
+    "which only got past it.",
     "Every step cites the memories it relies on by label in `cites` (for example "
     '["M1", "M3"]); a step that relies on none has `cites` [] and says so in `reasoning`.',
     "Reuse a snippet through its template, filling its parameters; never use code a warning "
@@ -83,7 +85,8 @@ def _cut_heading(heading: str, chars: int) -> str:
 class Memory:
     """One memory as the prompt shows it (without its label) and why it was chosen."""
 
-    kind: str  # success | failure | experience | pattern | snippet | warning | conflict
+    kind: str  # success | failure | experience | fix | workaround | pattern | snippet | warning
+    # | conflict
     id: str  # the episode, pattern or snippet it rests on (a conflict: the first of the pair)
     heading: str
     lines: tuple[str, ...]

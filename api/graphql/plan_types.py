@@ -45,7 +45,9 @@ class PlanMemory:
         "for a conflict, the first of the pair"
     )
     kind: str = strawberry.field(
-        description="success | failure | experience | pattern | snippet | warning | conflict"
+        description="success | failure | experience | fix | workaround | pattern | snippet | "
+        "warning | conflict (a fix or workaround: the step that ended an error a recalled step "
+        "hit; its id is that step's)"
     )
     text: str = strawberry.field(description="The memory exactly as the prompt shows it")
     why: str

@@ -11,6 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.graphql.common_types import Environment, environment_view
+from metisgraph.api.graphql.fix_types import HitFix, hit_fix
 from metisgraph.api.graphql.snippet_types import Compatibility, Snippet, snippet_view
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallOutcome, native_value
@@ -160,6 +161,10 @@ def _hit_next(root: RecallHit) -> StepRef | None:
     return _step(root.found.next)
 
 
+def _hit_fixed_by(root: RecallHit) -> list[HitFix]:
+    return [hit_fix(f) for f in root.found.fixed_by]
+
+
 @strawberry.type
 class RecallHit:
     # why, previous and next are built only when a document selects them (most select none)
@@ -181,6 +186,11 @@ class RecallHit:
     )
     duplicates: list[str] = strawberry.field(
         default_factory=list, description="Episodes merged into this one as duplicates"
+    )
+    fixed_by: list[HitFix] = strawberry.field(
+        resolver=_hit_fixed_by,
+        description="What fixed the errors this step hit (the lineage's fix links), grouped "
+        "by action: fixes first, by the runs where the action fixed it, then workarounds",
     )
 
 
