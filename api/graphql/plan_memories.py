@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from metisgraph.api.graphql.plan_compact import decisive, error_line, outline
+from metisgraph.api.graphql.plan_compact import cut_line, decisive, error_line, outline
 from metisgraph.api.graphql.plan_prompt import Memory
 from metisgraph.graph import Hit, PatternHit, RecallOutcome, SnippetHit
 from metisgraph.ingest.code import Verdict
@@ -72,7 +72,9 @@ def _task_lines(task: dict[str, Any] | None, failure: bool) -> list[str]:
     if not task or not task.get("goal"):
         return []
     ended = task.get("outcome") or task.get("status") or "open"
-    lines = [f"task: {task['goal']} (ended {ended})"]
+    goal = [line.strip() for line in str(task["goal"]).splitlines() if line.strip()]
+    more = f" … ({len(goal) - 1} more lines of the task cut)" if len(goal) > 1 else ""
+    lines = [f"task: {cut_line(goal[0], 200)}{more} (ended {ended})"]
     constraints = [c for c in task.get("constraints") or [] if _text(c)]
     lines += ["task constraints: " + "; ".join(constraints)] if constraints else []
     failed = task.get("tests_failed") or []
@@ -107,7 +109,9 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
     lines += _task_lines(hit.task, kind == "failure")
-    heading = f"{e.get('summary') or e.get('title') or ''} (outcome {outcome}; id {e['id']})"
+    said = [x.strip() for x in str(e.get("summary") or e.get("title") or "").splitlines()]
+    summary = cut_line(next((x for x in said if x), ""), 200)  # its first line: the step
+    heading = f"{summary} (outcome {outcome}; id {e['id']})"
     return Memory(
         kind=kind, id=e["id"], heading=heading, lines=tuple(lines),
         why=_why_hit(hit, rank, total), score=hit.score, source=hit,

@@ -19,6 +19,7 @@ from typing import Any
 __all__ = ["SHARES", "BudgetTooSmall", "Fitted", "Memory", "PlanTask", "fit", "render"]
 
 SHARES = 5  # the memory budget is shared among the next five memories at most
+_FIRST_CHARS = 160
 # How a memory is shortened, step by step: (physical lines per line, characters per line,
 # lines kept, characters of the heading before its id, characters of the why).
 _SHORTER = (
@@ -39,8 +40,6 @@ RULES = (
     "Plan the one next step toward the goal from the current state.",
     "Follow a success where its situation matches yours; do not repeat a failure unless its "
     "conditions do not hold here, and say why.",
-    "A [fix] is the step that removed the error a memory hit: prefer it to a [workaround], "
-    "which only got past it.",
     "Every step cites the memories it relies on by label in `cites` (for example "
     '["M1", "M3"]); a step that relies on none has `cites` [] and says so in `reasoning`.',
     "Reuse a snippet through its template, filling its parameters; never use code a warning "
@@ -102,7 +101,12 @@ class Memory:
         if step <= 0:
             return self
         lines_each, chars, kept, heading, why = _SHORTER[min(step, len(_SHORTER)) - 1]
-        lines = [_cut_block(line, lines_each, chars) for line in self.lines[:kept]]
+        # The first line is what the step did (or the fix to follow): it keeps at least
+        # _FIRST_CHARS, enough for a command line, however short the others are cut.
+        lines = [
+            _cut_block(line, lines_each, max(chars, _FIRST_CHARS) if n == 0 else chars)
+            for n, line in enumerate(self.lines[:kept])
+        ]
         if len(self.lines) > kept:
             lines.append(f"… ({len(self.lines) - kept} more lines cut to fit the budget)")
         return replace(
@@ -225,12 +229,22 @@ def _shortest_within(
     memory: Memory, label: str, share: int, left: int, count: Callable[[str], int]
 ) -> tuple[Memory, int] | None:
     """The memory in its first form within its share, or else in the shortest form that still
-    fits what is left of the budget; None when not even that fits."""
-    tokens = 0
+    fits what is left of the budget; None when not even that fits.
+
+    Counting is the cost: a shorter form is counted only when its length, at the tokens per
+    character of the whole memory, would fit the share (the shortest is always counted)."""
+    text = memory.block(label)
+    tokens = count(text)
+    if tokens <= share:
+        return memory, tokens
+    per_char = tokens / max(len(text), 1)
     form = memory
-    for step in range(len(_SHORTER) + 1):
+    for step in range(1, len(_SHORTER) + 1):
         form = memory.shortened(step)
-        tokens = count(form.block(label))
+        text = form.block(label)
+        if step < len(_SHORTER) and len(text) * per_char > share:
+            continue  # estimated over its share: the next form, uncounted
+        tokens = count(text)
         if tokens <= share:
             return form, tokens
     return (form, tokens) if tokens <= left else None
