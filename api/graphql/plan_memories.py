@@ -25,6 +25,12 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _first_line(value: Any, chars: int = 200) -> str:
+    """A summary (often an agent's whole thought) by its first non-blank line."""
+    said = (x.strip() for x in str(value or "").splitlines())
+    return cut_line(next((x for x in said if x), ""), chars)
+
+
 def _environment(row: dict[str, Any] | None) -> str | None:
     if not row:
         return None
@@ -109,8 +115,7 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
     lines += _task_lines(hit.task, kind == "failure")
-    said = [x.strip() for x in str(e.get("summary") or e.get("title") or "").splitlines()]
-    summary = cut_line(next((x for x in said if x), ""), 200)  # its first line: the step
+    summary = _first_line(e.get("summary") or e.get("title"))  # its first line: the step
     heading = f"{summary} (outcome {outcome}; id {e['id']})"
     return Memory(
         kind=kind, id=e["id"], heading=heading, lines=tuple(lines),
@@ -144,7 +149,7 @@ def _fix_memory(fix: dict[str, Any], hit: Hit, label: int) -> Memory:
     lines += [f"parameters: {parameters}"] if parameters else []
     lines += [f"evidence: {why}"] if (why := _text(fix.get("why"))) else []
     error = _text(fix.get("error"))
-    summary = _text(fix.get("summary")) or head
+    summary = _first_line(fix.get("summary")) or head
     what = "workaround for" if fix.get("kind") == "workaround" else "fix for"
     heading = f"{what} {error or 'the error'} hit in M{label}: {summary} (id {fix['episode']})"
     confidence = fix.get("confidence")
