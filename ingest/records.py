@@ -7,6 +7,7 @@ them (``metisgraph schema export``) and a test keeps the two identical.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -24,9 +25,11 @@ from metisgraph.ingest.sanitize.redaction import redact_id
 
 __all__ = [
     "MAX_CODE_CHARS",
+    "MAX_ID_CHARS",
     "MAX_NAME_CHARS",
     "MAX_TAGS",
     "MAX_TAG_BYTES",
+    "PROJECT_NAME",
     "SCHEMA_VERSION",
     "Action",
     "EnvironmentInput",
@@ -40,14 +43,38 @@ __all__ = [
     "TaskRecord",
     "TaskStatus",
     "VerdictRecord",
+    "printable_id",
 ]
 
 SCHEMA_VERSION = "1"
 
-ProjectName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")]
+PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
+ProjectName = Annotated[str, StringConstraints(pattern=rf"^{PROJECT_NAME.pattern}$")]
+MAX_ID_CHARS = 512  # its global id (graph/refs.py) stays within what node() decodes
+
+
+def printable_id(value: str) -> str:
+    """An id held as a project name is: it starts with a letter or a digit, and every
+    character is printable — no control (NUL), no format character (a bidi override, a
+    zero-width space), no line or paragraph separator, no lone surrogate. Ids are written
+    into exports, logs and the explorer's page as they are (issue 30)."""
+    if not value[:1].isalnum():
+        raise ValueError(f"must start with a letter or a digit, got {value[:1]!r}")
+    for n, char in enumerate(value):
+        if not char.isprintable():
+            raise ValueError(
+                f"character {n} (U+{ord(char):04X}) is not printable: no control, format "
+                "(bidi override, zero-width) or separator characters in an id"
+            )
+    return value
+
+
 # Ids are stored and shown: a secret in one is redacted like any other text (redact_id).
 RecordId = Annotated[
-    str, StringConstraints(min_length=1, max_length=512), AfterValidator(redact_id)
+    str,
+    StringConstraints(min_length=1, max_length=MAX_ID_CHARS),
+    AfterValidator(printable_id),
+    AfterValidator(redact_id),
 ]
 Tag = Annotated[
     str,

@@ -18,11 +18,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, request_response
 from starlette.types import ASGIApp
-from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 
 from metisgraph.api.auth import TokenTable, parse_tokens
-from metisgraph.api.graphql.context import Context
 from metisgraph.api.graphql.maintain_service import maintain_periodically
 from metisgraph.api.graphql.schema import build_schema
 from metisgraph.api.http.authenticate import Authenticated
@@ -36,6 +33,7 @@ from metisgraph.api.http.mcp_tools import build_mcp
 from metisgraph.api.http.observed import Observed
 from metisgraph.api.http.ratelimit import RateLimiter
 from metisgraph.api.http.streams import ByMethod, StreamPool
+from metisgraph.api.http.transport import MemoryGraphQL
 from metisgraph.api.keys import KeyRing
 from metisgraph.api.metrics import metrics_endpoint
 from metisgraph.api.services import LASTING, Services, prepare_services
@@ -51,16 +49,6 @@ log = logging.getLogger("metisgraph")
 class State(TypedDict):
     services: Services
     keys: KeyRing
-
-
-class MemoryGraphQL(GraphQL[Context, None]):
-    """Strawberry's ASGI app with our typed context."""
-
-    def __init__(self, schema: Any, **kwargs: Any) -> None:
-        super().__init__(schema, **kwargs)
-
-    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context.of_request(request, response)
 
 
 async def healthz(request: Request) -> Response:
@@ -126,7 +114,9 @@ def create_app(
     """
     settings = settings or load_settings()
     tokens, required = _tokens(settings)
-    limiter = RateLimiter(settings.api.rate_per_second, settings.api.rate_per_minute)
+    limiter = RateLimiter(
+        settings.api.rate_per_second, settings.api.rate_per_minute, share=settings.api.rate_workers
+    )
     schema = build_schema(settings.api)
     # MCP over streamable HTTP: the same tools as `metisgraph mcp`, run in-process as the
     # token's caller. Stateless: each POST is whole, so any worker can answer it. Which Host

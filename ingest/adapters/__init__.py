@@ -17,7 +17,7 @@ from metisgraph.ingest.adapters.base import (
 )
 from metisgraph.ingest.adapters.corpus import corpus_episode
 from metisgraph.ingest.adapters.detect import detect_format
-from metisgraph.ingest.adapters.hazards import MAX_DEPTH, printable
+from metisgraph.ingest.adapters.hazards import MAX_DEPTH, hazards, printable
 from metisgraph.ingest.adapters.run import derive_project
 from metisgraph.ingest.adapters.sources import SourceFile, list_sources, read_path
 from metisgraph.ingest.adapters.timestamps import parse_datetime
@@ -35,6 +35,7 @@ __all__ = [
     "corpus_episode",
     "derive_project",
     "detect_format",
+    "hazards",
     "list_sources",
     "parse_datetime",
     "printable",

@@ -12,6 +12,7 @@ from metisgraph.graph import (
     RecallFilters,
     RecallSettings,
 )
+from metisgraph.ingest.adapters.hazards import hazards
 from metisgraph.ingest.records import MAX_TAGS, EnvironmentInput
 
 __all__ = [
@@ -81,6 +82,10 @@ def check(q: Question) -> None:
         raise QuestionError(f"at most {MAX_PROJECTS} projects per recall")
     check_names("context.tags", q.tags, MAX_CONTEXT_TAGS)
     check_names("context.tools", q.tools, MAX_CONTEXT_TOOLS)
+    # Not text (a lone surrogate): the tokenizer, the redaction and the cache key fail on it.
+    context = {"error": q.error or "", "tags": list(q.tags), "tools": list(q.tools)}
+    for where, message in hazards({"query": q.query, "context": context}):
+        raise QuestionError(f"{'.'.join(str(p) for p in where)}: {message}")
     if q.preset not in PRESETS:
         raise QuestionError(f"unknown preset {q.preset!r}; known: {', '.join(PRESETS)}")
     _check_filters(q.filters)
