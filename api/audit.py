@@ -30,6 +30,7 @@ REVIEW_ACTIONS = {"approved": "approve", "rejected": "reject", "pending": "hold"
 ACTIONS = frozenset(
     {
         "record",
+        "record_refused",
         "forget",
         "forget_project",
         "export",

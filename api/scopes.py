@@ -64,7 +64,9 @@ REQUIRED: dict[str, Scope] = {
     "Query.node": Scope.read,
     "Query.neighbourhood": Scope.read,
     "Query.analytics": Scope.read,
-    "Query.reviewQueue": Scope.review,  # pending memories: kept from recall until decided
+    # Pending memories (risky, waiting for a decision) are for reviewers: kept from the recall
+    # and planContext of a caller without review on every project asked (Context.recallable).
+    "Query.reviewQueue": Scope.review,
     "Query.memoryReview": Scope.review,
     "Query.auditLog": Scope.admin,
     "Mutation.recordEpisode": Scope.write,

@@ -41,6 +41,13 @@ class ApiSettings(BaseSettings):
     rate_per_minute: float = Field(
         default=0, ge=0, description="Requests a minute per caller (0: no limit); keys may differ"
     )
+    rate_workers: int = Field(
+        default=1,
+        ge=1,
+        le=1024,
+        description="API workers sharing the rates: each counts rate / N, so a key spread over "
+        "N workers gets its rate in all (docs/scaling.md)",
+    )
     records_per_day: int = Field(
         default=0, ge=0, description="Records a day a stored key may write (0: no limit)"
     )

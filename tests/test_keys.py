@@ -241,3 +241,83 @@ def test_off_loopback_a_token_is_required(app_settings: Any) -> None:
         _tokens(settings)
     settings.api.require_token = True  # stored keys only
     assert _tokens(settings) == (None, True)
+
+
+def test_a_refused_record_is_audited_as_refused_and_costs_no_quota(keys: Keys) -> None:
+    """Issue 30, item 4: the quota is charged after validation, for what may be written; a
+    refused record is in the trail as refused, with count 0."""
+    token, key_id = keys.make([keys.project], ["admin"], records_per_day=1)
+    blank = {"project": keys.project, "id": "refused-1", "summary": ""}
+    refused = keys.ask(token, RECORD, i=blank)
+    assert refused.status_code == 200, refused.text
+    assert refused.json()["data"]["recordEpisode"]["status"] == "refused"
+    written = keys.ask(token, RECORD, i=_episode(keys.project))
+    assert written.status_code == 200, written.text  # the refused one took none of the 1
+    assert written.json()["data"]["recordEpisode"]["status"] == "written"
+    entries = keys.body("admin", AUDIT, p=keys.project)["data"]["auditLog"]["entries"]
+    mine = [(e["action"], e["count"]) for e in entries if e["actor"] == f"key:{key_id}"]
+    assert mine == [("record", 1), ("record_refused", 0)], entries
+
+
+def test_a_long_project_name_cannot_break_the_audit_write(keys: Keys) -> None:
+    from metisgraph.graph import COUNTERS
+
+    token, _ = keys.make(["*"], ["admin"])
+    before = sum(v for n, _, v in COUNTERS.snapshot() if n == "audit_write_failures")
+    long = "p" * 10_000
+    answer = keys.ask(token, RECORD, i={"project": long, "id": "x", "summary": "a lesson"})
+    assert answer.json()["data"]["recordEpisode"]["status"] == "refused", answer.text
+    forgotten = keys.ask(token, FORGET_PROJECT, p=long)
+    assert forgotten.status_code == 200, forgotten.text
+    after = sum(v for n, _, v in COUNTERS.snapshot() if n == "audit_write_failures")
+    assert after == before  # every entry kept ("audit entry not kept" before)
+
+
+def test_pending_memories_reach_only_callers_who_may_review(keys: Keys) -> None:
+    """Issue 30, item 5: a risky memory waiting for review (``rm -rf /``) is kept from the
+    recall and planContext of a key that cannot review it; a reviewer sees it, flagged."""
+    risky = {
+        "project": keys.project,
+        "id": f"risky-{uuid.uuid4().hex[:6]}",
+        "summary": "wiped the scratch volume to free the disk of the build host",
+        "action": {"type": "command", "command": "rm -rf /"},
+        "outcome": "success",
+    }
+    written = keys.body("write", RECORD, i=risky)["data"]["recordEpisode"]
+    assert written["status"] == "written", written
+    ask = """query($p: String!) { recall(project: $p, query: "free the disk of the build host",
+      k: 20) { hits { episode { id reviewStatus } } } }"""
+    plan = """query($p: String!) { planContext(project: $p,
+      task: {goal: "free the disk of the build host"}, k: 20) { memories { id } } }"""
+
+    def recalled(who: str) -> set[str]:
+        hits = keys.body(who, ask, p=keys.project)["data"]["recall"]["hits"]
+        return {h["episode"]["id"] for h in hits}
+
+    def planned(who: str) -> set[str]:
+        memories = keys.body(who, plan, p=keys.project)["data"]["planContext"]["memories"]
+        return {m["id"] for m in memories}
+
+    for who in ("read", "write"):
+        assert risky["id"] not in recalled(who) and risky["id"] not in planned(who), who
+    for who in ("review", "admin"):
+        assert risky["id"] in recalled(who) and risky["id"] in planned(who), who
+    only_pending = """query($p: String!) { recall(project: $p, query: "disk",
+      filter: {reviewStatus: ["pending"]}) { abstained } }"""
+    keys.refused("read", "review", only_pending, p=keys.project)
+
+
+def test_n_workers_share_a_rate_not_multiply_it() -> None:
+    """Issue 30, item 8: three workers told they are three (METISGRAPH_RATE_WORKERS) let a
+    key spread over them make its stated 6 a minute in all; each alone would let 6 through
+    (18 in all) before."""
+    from metisgraph.api.auth import Caller
+    from metisgraph.api.http.ratelimit import RateLimiter
+
+    now = [0.0]
+    workers = [RateLimiter(per_minute=6, clock=lambda: now[0], share=3) for _ in range(3)]
+    key = Caller("key:spread", None)
+    allowed = sum(workers[n % 3].retry_after(key) is None for n in range(30))  # round robin
+    assert allowed == 6
+    own = Caller("key:own", None, limits=Limits(per_minute=3))  # a key's own limit is shared too
+    assert sum(workers[n % 3].retry_after(own) is None for n in range(30)) == 3

@@ -20,8 +20,9 @@ class AuditEntry:
     at: datetime
     actor: str = strawberry.field(description="key:<id>, token#<n>, anonymous or cli:<user>")
     action: str = strawberry.field(
-        description="record, approve, reject, hold, unreview, correct, forget, forget_project, "
-        "export, key_create, key_revoke"
+        description="record, record_refused (every record of the call refused: count 0), "
+        "approve, reject, hold, unreview, correct, forget, forget_project, export, key_create, "
+        "key_revoke"
     )
     project: str
     target: str | None = strawberry.field(description="The id acted on, when one")

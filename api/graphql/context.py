@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
@@ -13,6 +13,7 @@ from metisgraph.api.auth import ANONYMOUS, Caller, Forbidden
 from metisgraph.api.keys import QuotaExceeded, reserve_records
 from metisgraph.api.scopes import Scope, required
 from metisgraph.api.services import Services
+from metisgraph.graph import RECALLABLE_REVIEW, RecallFilters
 
 __all__ = ["Context", "Info", "NotReady", "TooMany", "UserError"]
 
@@ -64,6 +65,18 @@ class Context:
             raise Forbidden(f"{parent}.{field} needs a scope in metisgraph.api.scopes.REQUIRED")
         self.caller.require(projects, scope)
         return scope
+
+    def recallable(self, projects: Iterable[str], filters: RecallFilters) -> RecallFilters:
+        """Pending memories (risky, waiting for a reviewer) reach only a caller who may review
+        every project asked; anyone else's recall and planContext leave them out. Asking for
+        pending ones alone without the review scope is Forbidden."""
+        wanted = list(projects)
+        if all(self.caller.allows(p, Scope.review) for p in wanted):
+            return filters
+        kept = tuple(s for s in (filters.review or RECALLABLE_REVIEW) if s != "pending")
+        if not kept:
+            self.caller.require(wanted, Scope.review)
+        return replace(filters, review=kept)
 
     async def reserve_records(self, count: int) -> None:
         """Count ``count`` records against the caller's quota of the day; 429 when full."""

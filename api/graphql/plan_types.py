@@ -133,6 +133,7 @@ class PlanQuery:
             budget=budget, require_verified=require_verified, filters=_filters(filter),
         )  # fmt: skip
         info.context.require(info, req.all_projects)
+        req = replace(req, filters=info.context.recallable(req.all_projects, req.filters))
         planned = await plan_context(services, req)
         fitted, recalled = planned.fitted, planned.recall
         shown = zip(fitted.memories, fitted.memory_tokens, strict=True)

@@ -8,6 +8,7 @@ recall(project, query, context: RecallContext, filter: RecallFilter, k): RecallR
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from enum import Enum
 from typing import Annotated
@@ -177,4 +178,6 @@ class RecallQuery:
         steps = _hits_select(selections, "previous", "next")
         question = _question(project, query, context, filter, k, preset, conflicts, steps)
         info.context.require(info, question.all_projects)
+        filters = info.context.recallable(question.all_projects, question.filters)
+        question = replace(question, filters=filters)
         return recall_result(await answer(services, question))

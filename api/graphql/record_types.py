@@ -19,6 +19,7 @@ from metisgraph.api.graphql.common_types import (
 )
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, printable, validate_record
+from metisgraph.ingest.records import PROJECT_NAME
 
 __all__ = [
     "MAX_RECORDS_PER_CALL",
@@ -107,16 +108,15 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
         )
     projects = {i.project for i in inputs}
     info.context.require(info, projects)
-    await info.context.reserve_records(len(inputs))
     items = []
     for n, item in enumerate(inputs):
         raw = {"record_type": record_type, **plain(item)}
         ref = SourceRef(file="graphql", line=None, pointer=f"{pointer}[{n}]")
         items.append(validate_record(raw, ref))
+    # The day's quota is charged for what may be written: a record refused by validation
+    # costs nothing (it was charged before validation, issue 30).
+    await info.context.reserve_records(sum(isinstance(i, Parsed) for i in items))
     summary = await services.ingestor.ingest(items, keep_results=True)
-    for project in sorted(projects):
-        count = sum(i.project == project for i in inputs)
-        await info.context.audit("record", project, count=count)
     stored = iter(r for r in summary.results if r.status != "refused")
     # Valid records can still be refused while they are prepared: found by where they are.
     late = {r.ref: r for r in summary.refusals if isinstance(r, Refused)}
@@ -138,12 +138,35 @@ async def _record(info: Info, inputs: list[Any], record_type: str, pointer: str)
                     errors=[FieldError(field=e.field, message=e.message) for e in refusal.errors],
                 )
             )
+    await _audit(info, items, results)
     return BatchResult(
         written=sum(r.status == "written" for r in results),
         unchanged=summary.unchanged,
         refused=summary.refused,
         results=results,
     )
+
+
+async def _audit(info: Info, items: list[Parsed | Refused], results: list[RecordResult]) -> None:
+    """One entry a project: ``record`` with the records kept (written or unchanged), or
+    ``record_refused`` with count 0 when every one was refused. A record whose project is
+    not a project name (refused for it) is no project's: no entry names it."""
+    kept: dict[str, int] = {}
+    for item, result in zip(items, results, strict=True):
+        project = _project_of(item)
+        if project is not None:
+            kept[project] = kept.get(project, 0) + (result.status != "refused")
+    for project, count in sorted(kept.items()):
+        await info.context.audit("record" if count else "record_refused", project, count=count)
+
+
+def _project_of(item: Parsed | Refused) -> str | None:
+    if isinstance(item, Parsed):
+        return str(item.record.project)
+    project = item.raw.get("project") if isinstance(item.raw, dict) else None
+    if isinstance(project, str) and PROJECT_NAME.fullmatch(project):
+        return project
+    return None
 
 
 @strawberry.type

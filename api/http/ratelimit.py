@@ -1,7 +1,11 @@
 """Requests per second and per minute, per caller: a token bucket for each window.
 
-Kept in the process: behind a load balancer each server counts its own share. A caller
-over a rate is answered 429 with ``Retry-After`` (whole seconds until a request fits).
+Kept in the process. With N API workers behind a load balancer, each worker is told its
+share (``METISGRAPH_RATE_WORKERS``, ``share``): it counts ``rate / N``, so a key spread over
+the workers gets its stated rate in all, not N times it. The split assumes the balancer
+spreads a key's requests (round robin); pinned to one worker, a key gets ``rate / N``. The
+records-a-day quota is counted in Neo4j and holds across workers whatever the balancer does.
+A caller over a rate is answered 429 with ``Retry-After`` (whole seconds until one fits).
 """
 
 from __future__ import annotations
@@ -44,9 +48,13 @@ class RateLimiter:
         per_second: float = 0.0,
         per_minute: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        share: int = 1,
     ) -> None:
+        if share < 1:
+            raise ValueError(f"share: the number of workers, at least 1, got {share}")
         self.per_second = per_second
         self.per_minute = per_minute
+        self.share = share
         self.clock = clock
         self._buckets: OrderedDict[tuple[str, str], _Bucket] = OrderedDict()
         self._lock = threading.Lock()
@@ -61,7 +69,7 @@ class RateLimiter:
             ("minute", self.per_minute if minute is None else minute, 60.0),
         ):
             if rate:
-                rates.append((window, float(rate), seconds))
+                rates.append((window, float(rate) / self.share, seconds))
         if not rates:
             return None
         now = self.clock()
