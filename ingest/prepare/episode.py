@@ -236,11 +236,13 @@ def _episode_id(record: EpisodeRecord, props: dict[str, Any]) -> str:
 
 
 def clean_tags(tags: Iterable[str]) -> list[str]:
-    """Tags once each, secrets redacted (``token:ghp_…`` -> ``token:[REDACTED:github_token]``).
+    """Tags once each, sanitized as every other text is: secrets redacted (``token:ghp_…`` ->
+    ``token:[REDACTED:github_token]``), then instance details abstracted (``host:10.2.3.4``
+    -> ``host:<IP>``, ``owner:alice@example.com`` -> ``owner:<EMAIL>``).
 
     Questions' tags go through the same function, so a tag still matches itself.
     """
-    return list(dict.fromkeys(redact(tag).text for tag in tags))
+    return list(dict.fromkeys(sanitize(tag).text for tag in tags))
 
 
 def clean_tool(name: str) -> str:
