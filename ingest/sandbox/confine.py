@@ -72,8 +72,15 @@ def _limits(settings: SandboxSettings) -> list[str]:
     return [*options, "--core=0"]
 
 
-def confined_argv(settings: SandboxSettings, tools: Mapping[str, str], command: str) -> list[str]:
-    """host root → sandbox uid → new namespaces → enter.sh → uid 1000, limits, empty env."""
+def confined_argv(
+    settings: SandboxSettings,
+    tools: Mapping[str, str],
+    command: str,
+    *,
+    root: bool | None = None,
+) -> list[str]:
+    """host root → sandbox uid (a service that is not root keeps its own) → new namespaces
+    → enter.sh → uid 1000, limits, empty env. ``root``: as the service is (None: ask)."""
     inner = [
         "setpriv", "--no-new-privs", "--inh-caps=-all", "--",
         "prlimit", *_limits(settings), "--",
@@ -81,7 +88,7 @@ def confined_argv(settings: SandboxSettings, tools: Mapping[str, str], command: 
         "USER=sandbox", "sh", "-c", command,
     ]  # fmt: skip
     return [
-        *as_sandbox_user(settings, tools),
+        *as_sandbox_user(settings, tools, root=root),
         tools["unshare"], *namespace_flags(), "--kill-child", "--propagation", "private", "--",
         tools["sh"], "-c", _setup_script(), "metisgraph-sandbox",
         str(settings.disk_mb << 20), MARKER.decode(), *inner,

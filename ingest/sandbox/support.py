@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 
 from metisgraph.ingest.sandbox.settings import LIMITS, NAMESPACES, SandboxSettings
 
-__all__ = ["SYSTEM_PATH", "TOOLS", "Support", "as_sandbox_user", "namespace_flags", "probe"]
+__all__ = [
+    "SYSTEM_PATH",
+    "TOOLS",
+    "Support",
+    "as_sandbox_user",
+    "namespace_flags",
+    "privileged",
+    "probe",
+]
 
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 # util-linux (setpriv, unshare, prlimit, mount, umount, pivot_root), tar, coreutils, a POSIX sh.
@@ -46,8 +54,23 @@ class Support:
         return f"the sandbox cannot confine a run on this host ({lacking})"
 
 
-def as_sandbox_user(settings: SandboxSettings, tools: Mapping[str, str]) -> list[str]:
-    """The prefix that drops host root to the sandbox's uid: no groups, no capabilities."""
+def privileged() -> bool:
+    """Whether the service runs as root (then each run gets the sandbox's own uid)."""
+    return os.geteuid() == 0
+
+
+def as_sandbox_user(
+    settings: SandboxSettings, tools: Mapping[str, str], *, root: bool | None = None
+) -> list[str]:
+    """The prefix that drops host root to the sandbox's uid: no groups, no capabilities.
+
+    A service that is not root (the shipped image, uid 10001) has nothing to drop: the run
+    keeps the service's uid on the host and is confined by the namespaces alone — an
+    unprivileged user namespace, where it sees none of the service's files (enter.sh builds
+    its root from /usr and a few files of /etc) and none of its processes (its own pid
+    namespace), and no new privileges."""
+    if not (privileged() if root is None else root):
+        return [tools["setpriv"], "--no-new-privs", "--inh-caps=-all", "--"]
     return [
         tools["setpriv"], f"--reuid={settings.uid}", f"--regid={settings.gid}", "--clear-groups",
         "--inh-caps=-all", "--no-new-privs", "--",
@@ -69,11 +92,6 @@ def probe(settings: SandboxSettings) -> Support:
     for name in TOOLS:
         if name not in tools:
             missing[name] = f"no {name} on {SYSTEM_PATH}"
-    if os.geteuid() != 0:
-        missing["uid"] = (
-            f"switching to the sandbox's uid {settings.uid} needs root; "
-            f"the service runs as uid {os.geteuid()}"
-        )
     if not missing:
         missing.update(_namespaces(settings, tools))
     for name in LIMITS:
