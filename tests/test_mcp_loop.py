@@ -80,6 +80,7 @@ async def test_loop_tools_review_verify_and_maintain_under_graphql_scopes(
             _refused(await reader.call_tool("review", approve), "review", project)
 
 
+@pytest.mark.sandbox
 async def test_verify_snippet_tool_runs_the_stored_tests(
     api_url: str, gql: Any, project: str
 ) -> None:
