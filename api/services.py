@@ -213,7 +213,12 @@ def prepare_services(
         batch_timeout=settings.neo4j.batch_timeout,
     )
     embedder = embedder or Embedder(settings.embedding)
-    ingestor = Ingestor(store, embedder, batch_size=settings.api.ingest_batch_size)
+    ingestor = Ingestor(
+        store,
+        embedder,
+        batch_size=settings.api.ingest_batch_size,
+        keep_details=settings.api.keep_instance_details,
+    )
     sandbox = Sandbox(settings.sandbox)
     return Services(settings, driver, store, embedder, ingestor, embedded, sandbox)
 

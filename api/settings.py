@@ -114,6 +114,12 @@ class ApiSettings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     stop_embedded_on_exit: bool = True
     demo: bool = Field(default=False, description="Load the demo memory (project 'demo') at start")
+    keep_instance_details: bool = Field(
+        default=False,
+        description="Keep the originals behind <HOST>, <IP>, <EMAIL>, <HOME> … on each episode: "
+        "shown by node() to the project's admins only, never exported, embedded or recalled, "
+        "gone with the episode",
+    )
 
     @property
     def host_names(self) -> list[str]:

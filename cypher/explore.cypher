@@ -141,7 +141,9 @@ CALL (ref) {
   RETURN n
 }
 RETURN ref.kind AS kind, ref.project AS project, ref.key AS key, elementId(n) AS element,
-       n {.*, embedding: null, title_embedding: null, context_embedding: null} AS props
+       n {.*, embedding: null, title_embedding: null, context_embedding: null, details: null}
+         AS props,
+       n.details AS details
 
 // name: explore_expand
 // mode: read

@@ -68,8 +68,9 @@ CALL () {
   RETURN n
 }
 RETURN labels(n) AS labels, elementId(n) AS element,
-       CASE WHEN $vectors THEN properties(n)
-            ELSE n {.*, embedding: null, title_embedding: null, context_embedding: null}
+       CASE WHEN $vectors THEN n {.*, details: null}
+            ELSE n {.*, embedding: null, title_embedding: null, context_embedding: null,
+                    details: null}
        END AS props
 
 // name: export_edges

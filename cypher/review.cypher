@@ -38,7 +38,9 @@ CALL () {
   UNION
   MATCH (m:Snippet {project: $project, id: $id}) RETURN m, 'Snippet' AS kind
 }
-RETURN kind, m {.*, embedding: null, title_embedding: null, context_embedding: null} AS memory,
+RETURN kind,
+       m {.*, embedding: null, title_embedding: null, context_embedding: null, details: null}
+         AS memory,
        head([(e:Episode)-[:GENERATED|USED|MODIFIED]->(m) | e.id]) AS episode_id
 
 // name: review_link_correction

@@ -81,6 +81,7 @@ ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failure
               e.review_status = row.review_status, e.active_at = datetime(),
               e.confidence = row.props.prior_confidence
 SET e += row.props,
+    e.details = row.details,
     e.active_at = coalesce(e.active_at, datetime()),
     e.created_at = coalesce(row.created_at, e.created_at, datetime()),
     e.embedding = row.embedding,

@@ -12,6 +12,7 @@ from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import ErrorFields, PageInfo, error_fields
 from metisgraph.api.graphql.tenancy import readable_projects, readable_ref, utc, visible_projects
 from metisgraph.api.graphql.verdict_types import RunVerdict, run_verdict
+from metisgraph.api.scopes import Scope
 from metisgraph.graph import InvalidCursor, NodeRef
 from metisgraph.graph.explore import (
     MAX_DEPTH,
@@ -245,14 +246,26 @@ class ExploreQuery:
             raise UserError(str(exc)) from None
         return _task_node(chain) if chain else None
 
-    @strawberry.field(description="Any node by its global id; null when not found.")
+    @strawberry.field(
+        description="Any node by its global id; null when not found. An episode's instance "
+        "details (the originals behind its placeholders, kept only where the operator opted "
+        "in) are in properties.details for the project's admins alone."
+    )
     async def node(self, info: Info, id: strawberry.ID) -> GraphNodeView | None:
         services = info.context.ready_services()
-        ref = readable_ref(info.context.caller, id)
+        caller = info.context.caller
+        ref = readable_ref(caller, id)
         if ref is None:
             return None
-        found = await nodes_by_ref(services.store, [ref])
-        return _node(found[ref]) if ref in found else None
+        found = (await nodes_by_ref(services.store, [ref])).get(ref)
+        if found is None:
+            return None
+        view = _node(found)
+        if found.details and caller.allows(ref.project, Scope.admin):
+            view.properties = cast(
+                JSON, {**cast(dict[str, Any], view.properties), "details": found.details}
+            )
+        return view
 
     @strawberry.field(
         description=f"The nodes within depth (1 or {MAX_DEPTH}) of a node, inside its project, "

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from typing import Any
 
 from metisgraph.graph.explore.titles import shown_properties, title_of
@@ -29,6 +30,9 @@ class GraphNode:
     title: str
     properties: dict[str, Any]
     depth: int = 0
+    # An episode's originals behind its placeholders, when kept ({kind: [values]}): for the
+    # API to show to the project's admins, never part of `properties`.
+    details: dict[str, list[str]] | None = None
 
     @property
     def id(self) -> str:
@@ -65,10 +69,14 @@ async def _lookup(store: GraphStore, refs: list[NodeRef]) -> dict[NodeRef, tuple
     if not refs:
         return {}
     rows = await store.run("explore_nodes", refs=[r.row() for r in refs])
-    return {
-        (ref := NodeRef(r["kind"], r["project"], r["key"])): (r["element"], _node(ref, r["props"]))
-        for r in rows
-    }
+    found = {}
+    for r in rows:
+        ref = NodeRef(r["kind"], r["project"], r["key"])
+        node = _node(ref, r["props"])
+        if r.get("details"):
+            node = replace(node, details=json.loads(r["details"]))
+        found[ref] = (r["element"], node)
+    return found
 
 
 async def neighbourhood(

@@ -18,6 +18,7 @@ HIDDEN_PROPERTIES = VECTOR_PROPERTIES | {
     "frames_text",
     "context_text",
     "recallable",
+    "details",  # the originals behind placeholders: node() adds them for an admin only
     "outcome_lock",
 }
 _TITLE_CHARS = 160

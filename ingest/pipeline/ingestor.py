@@ -58,10 +58,19 @@ __all__ = ["Ingestor"]
 class Ingestor:
     """Runs records through the pipeline and writes them, one transaction per batch."""
 
-    def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 256) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        *,
+        batch_size: int = 256,
+        keep_details: bool = False,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.batch_size = batch_size
+        # Keep the originals behind placeholders (admin-only, never exported or embedded)?
+        self.keep_details = keep_details
 
     async def ingest(
         self,
@@ -175,7 +184,7 @@ class Ingestor:
             id(e): Vector(v.tolist()) for e, v in zip(titled, vectors[len(episodes) :], strict=True)
         }
         write.episodes = [
-            e.row(Vector(v.tolist()), titles.get(id(e)))
+            e.row(Vector(v.tolist()), titles.get(id(e)), keep_details=self.keep_details)
             for e, v in zip(episodes, vectors[: len(episodes)], strict=True)
         ]
         write.environments, write.tools, write.tags, write.symbols = group_rows(episodes)

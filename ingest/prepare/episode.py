@@ -184,6 +184,9 @@ class PreparedEpisode:
     tags: list[str] = field(default_factory=list)
     record: EpisodeRecord | None = None
     cut: dict[str, int] = field(default_factory=dict)  # field -> its length before the cut
+    # The originals behind <HOST>, <IP>, <EMAIL>, <HOME> … as JSON {kind: [values]}: the
+    # abstraction is the point, so they are written only when asked (keep_details).
+    details: str | None = None
 
     def notes(self) -> list[str]:
         """What the caller should know about how the episode was stored."""
@@ -194,7 +197,11 @@ class PreparedEpisode:
         ]
 
     def row(
-        self, embedding: list[float] | None, title_embedding: list[float] | None = None
+        self,
+        embedding: list[float] | None,
+        title_embedding: list[float] | None = None,
+        *,
+        keep_details: bool = False,
     ) -> dict[str, Any]:
         return {
             "project": self.project,
@@ -205,6 +212,7 @@ class PreparedEpisode:
             "props": self.props,
             "embedding": embedding,
             "title_embedding": title_embedding,
+            "details": self.details if keep_details else None,
         }
 
 
@@ -341,6 +349,10 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     created_at = _utc(record.created_at)
     content_hash = _digest(props, created_at, model_name, PIPELINE_VERSION)
     props["content_hash"] = content_hash
+    # The originals behind the placeholders count in the content hash (as they always did)
+    # but are never a stored property of their own: the ingestor keeps them only when the
+    # operator opted in (PreparedEpisode.row).
+    kept_details = props.pop("details")
     return PreparedEpisode(
         project=record.project,
         id=episode_id,
@@ -358,6 +370,7 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
         tags=props["tags"],
         record=record,
         cut=cut,
+        details=kept_details,
     )
 
 
