@@ -63,6 +63,8 @@ REQUIRED: dict[str, Scope] = {
     "Query.task": Scope.read,
     "Query.node": Scope.read,
     "Query.neighbourhood": Scope.read,
+    "Query.search": Scope.read,
+    "Query.trends": Scope.read,
     "Query.analytics": Scope.read,
     # Pending memories (risky, waiting for a decision) are for reviewers: kept from the recall
     # and planContext of a caller without review on every project asked (Context.recallable).

@@ -146,6 +146,32 @@ def _errors(w: Walk) -> None:
     w.refused("query($ps: [String!]!) { errors(projects: $ps) { totalCount } }", ps=[w.b])
 
 
+@_case("projects")
+def _search(w: Walk) -> None:
+    q = """query($t: String!, $ps: [String!]) { search(text: $t, projects: $ps) {
+      signed errors { id project } episodes { episode { id project } } } }"""
+    w.refused(q, t="b_only_total", ps=[w.b])
+    error = w.ask("query($id: ID!) { error(id: $id) { sample template } }", B, id=w.ids["error"])
+    text = error["data"]["error"]["sample"] or error["data"]["error"]["template"]
+    theirs = w.ask(q, B, t=text)["data"]["search"]
+    assert any(e["project"] == w.b for e in theirs["errors"]), theirs  # B's token finds it
+    # Without projects: every project A may read, which is A alone — B's error is not found.
+    found = w.ask(q, t=text)["data"]["search"]
+    hits = found["errors"] + [e["episode"] for e in found["episodes"]]
+    assert all(h["project"] == w.a for h in hits), found
+
+
+@_case("projects", "error.id")
+def _trends(w: Walk) -> None:
+    q = """query($ps: [String!]!, $e: ErrorRef) { trends(projects: $ps, error: $e) {
+      errors weeks { project sightings } recurring { id } newlyAppearing { id } } }"""
+    w.refused(q, ps=[w.b])
+    found = w.ask(q, ps=[w.a], e={"id": w.ids["error"]})["data"]["trends"]
+    assert found["errors"] == [] and found["weeks"] == [], found  # B's error: not A's to count
+    hits = found["recurring"] + found["newlyAppearing"]
+    assert all(h["id"] not in w.ids.values() for h in hits), found
+
+
 @_case("id")
 def _error(w: Walk) -> None:
     w.nothing("query($id: ID!) { error(id: $id) { id } }", id=w.ids["error"])
@@ -303,6 +329,8 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.testLineage": _test_lineage,
     "Query.projects": _projects,
     "Query.errors": _errors,
+    "Query.search": _search,
+    "Query.trends": _trends,
     "Query.error": _error,
     "Query.task": _task,
     "Query.node": _node,

@@ -33,7 +33,9 @@ from metisgraph.api.graphql.plan_types import PlanQuery
 from metisgraph.api.graphql.recall_types import RecallQuery
 from metisgraph.api.graphql.record_types import RecordMutation
 from metisgraph.api.graphql.review_types import ReviewMutation, ReviewQuery
+from metisgraph.api.graphql.search_types import SearchQuery
 from metisgraph.api.graphql.snippet_types import SnippetMutation, SnippetQuery
+from metisgraph.api.graphql.trend_types import TrendQuery
 from metisgraph.api.graphql.verdict_types import VerdictQuery
 from metisgraph.api.graphql.verification_types import VerificationMutation
 from metisgraph.api.metrics import OperationMetrics
@@ -50,6 +52,8 @@ Query = merge_types(
         SnippetQuery,
         LineageQuery,
         ExploreQuery,
+        SearchQuery,
+        TrendQuery,
         AnalyticsQuery,
         ReviewQuery,
         AuditQuery,

@@ -1,8 +1,10 @@
-"""GET /explore: the explorer page and its three assets, shipped with the package.
+"""GET /explore: the explorer page and its assets, shipped with the package.
 
 The page holds no data: it asks POST /graphql with the token the user enters, so the API's
 authentication and tenancy apply unchanged (401 without a valid token, another project's
-names refused, its ids not found). Everything it loads comes from this server; a strict
+names refused, its ids not found). Everything it loads comes from this server — the graph
+library too: Cytoscape.js 3.35.0, its ES module build vendored as cytoscape.esm.min.js with
+its licence (MIT) in cytoscape.LICENSE.txt, served here as well; a strict
 Content-Security-Policy holds it to that, and the page writes text, never markup.
 """
 
@@ -16,8 +18,16 @@ from starlette.routing import Route
 
 __all__ = ["explorer_routes"]
 
+_SCRIPT = "text/javascript; charset=utf-8"
 _ASSETS = {
-    "explore.js": "text/javascript; charset=utf-8",
+    "explore.js": _SCRIPT,
+    "dom.js": _SCRIPT,
+    "lineage.js": _SCRIPT,
+    "graph.js": _SCRIPT,
+    "search.js": _SCRIPT,
+    "trends.js": _SCRIPT,
+    "cytoscape.esm.min.js": _SCRIPT,
+    "cytoscape.LICENSE.txt": "text/plain; charset=utf-8",
     "explore.css": "text/css; charset=utf-8",
 }
 _POLICY = (
