@@ -12,7 +12,9 @@ Reported: requests by status, the share of deliberate 503s (``BUSY`` from the co
 limit, ``UNAVAILABLE`` while Neo4j is away; a 503 without Retry-After is not deliberate)
 and of anything else that failed, p50/p95 latency of the answers that succeeded, the API
 process's largest resident memory (read from /metrics each second), how long after Neo4j
-came back the first success came, and the machine's load average (it is shared).
+came back the first success came, and the machine's load average (it is shared). The
+UNAVAILABLE answers *answered* before the stop (``unavailable_answered_before_stop``) are the
+ones a healthy Neo4j should never give; those sent before it but answered after are not.
 The JSON goes to bench/results/load-<time>.json.
 """
 
@@ -229,6 +231,15 @@ async def run(
         "cores": os.cpu_count(),
     }
     figures["by_phase"] = _phases(tally.answers, started, marks)
+    # A request sent before the stop but still in flight (or queued) when Neo4j went away is
+    # rightly answered UNAVAILABLE: "before" by the time sent counts it. By the time answered,
+    # an UNAVAILABLE before the stop is a healthy Neo4j reported away — there must be none.
+    stop = marks.get("stop", float("inf"))
+    early = Counter(label for sent, label, ms in tally.answers if sent + ms / 1000 < stop)
+    figures["answered_before_stop"] = dict(sorted(early.items()))
+    figures["unavailable_answered_before_stop"] = sum(
+        n for label, n in early.items() if label.endswith(" 503 UNAVAILABLE")
+    )
     if marks:
         figures["outage_s"] = round(marks["back"] - marks["stop"], 1)
         after = [t for t in tally.successes if t > marks["back"]]
