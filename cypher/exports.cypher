@@ -97,6 +97,15 @@ CALL (row) {
   WITH row WHERE row.kind = 'Episode'
   MERGE (n:Episode {project: row.project, id: row.key})
   SET n += row.props
+  WITH n
+  CALL (n) {
+    // Its vectors, when the export carries them, in the index recall searches too.
+    UNWIND [{of: 'text', vector: n.embedding}, {of: 'title', vector: n.title_embedding},
+            {of: 'context', vector: n.context_embedding}] AS made
+    WITH made WHERE made.vector IS NOT NULL
+    MERGE (v:EpisodeVector {project: n.project, episode: n.id, of: made.of})
+    SET v.embedding = made.vector
+  }
   RETURN n
   UNION ALL
   WITH row WHERE row.kind = 'Task'

@@ -17,6 +17,7 @@ CALL () {
   UNION MATCH (n:Tag {project: $project}) RETURN n
   UNION MATCH (n:Symbol {project: $project}) RETURN n
   UNION MATCH (n:Pattern {project: $project}) RETURN n
+  UNION MATCH (n:EpisodeVector {project: $project}) RETURN n
   UNION MATCH (n:File {project: $project}) RETURN n
   UNION MATCH (n:Verdict {project: $project}) RETURN n
   UNION MATCH (n:OutcomeReport {project: $project}) RETURN n
@@ -78,6 +79,10 @@ CALL (e) {
   OPTIONAL MATCH (d:Episode {project: e.project})-[:DUPLICATE_OF]->(e)
   SET d.duplicate_of = null, d.consolidated = null
 }
+CALL (e) {
+  OPTIONAL MATCH (v:EpisodeVector {project: e.project, episode: e.id})
+  DELETE v
+}
 DETACH DELETE e
 RETURN count(*) AS deleted
 
@@ -103,6 +108,9 @@ WITH t, collect(e) AS steps
 WHERE size(steps) < 2
 UNWIND steps AS e
 SET e.context_text = null, e.context_embedding = null
+WITH e
+OPTIONAL MATCH (v:EpisodeVector {project: e.project, episode: e.id, of: 'context'})
+DELETE v
 
 // name: forget_orphan_errors
 // mode: write

@@ -224,3 +224,21 @@ WHERE l.kind IS NULL
 WITH l LIMIT $limit
 DELETE l
 RETURN count(*) AS deleted
+
+// ------------------------------------------------ one vector index for an episode's vectors
+
+// name: migrate_episode_vectors
+// mode: batch
+// Migration 5: every episode's vectors (text, title, with its neighbours) copied onto
+// EpisodeVector nodes, the one index recall searches (episode_vectors). MERGE: a run cut
+// short is finished by the next.
+MATCH (e:Episode)
+WHERE e.embedding IS NOT NULL OR e.title_embedding IS NOT NULL OR e.context_embedding IS NOT NULL
+CALL (e) {
+  UNWIND [{of: 'text', vector: e.embedding}, {of: 'title', vector: e.title_embedding},
+          {of: 'context', vector: e.context_embedding}] AS made
+  WITH made WHERE made.vector IS NOT NULL
+  MERGE (v:EpisodeVector {project: e.project, episode: e.id, of: made.of})
+  SET v.embedding = made.vector
+} IN TRANSACTIONS OF 1000 ROWS
+RETURN count(*) AS episodes

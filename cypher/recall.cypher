@@ -55,20 +55,71 @@ UNWIND $projects AS name
 MATCH (p:Project {name: name})
 RETURN p.name AS project, p.active_at AS active_at
 
+// name: search_episode_vectors
+// mode: read
+// The vector channels (vector, title, context) in ONE search of episode_vectors, which holds
+// every episode's text, title and neighbourhood vectors as EpisodeVector nodes: the search
+// cost is paid once per question, not once per channel. Filtered in-index by project (a
+// project with episodes always has their text vectors, so the filter matches live vectors);
+// the episode's own filters are checked on the episode, so $episode_vectors_fetch asks for
+// more than the channels keep. $episode_vectors_channels maps a vector's kind (`of`) to the
+// channel it answers for. A title is scored against the question's first line
+// ($episode_vectors_title, when the question has one).
+CALL () {
+  MATCH (v:EpisodeVector)
+    SEARCH v IN (
+      VECTOR INDEX episode_vectors
+      FOR $episode_vectors_vector
+      WHERE v.project IN $projects
+      LIMIT $episode_vectors_fetch
+    ) SCORE AS score
+  WITH v, score WHERE v.of IN keys($episode_vectors_channels)
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
+  RETURN $episode_vectors_channels[v.of] AS channel, e.project AS project, e.id AS id,
+         CASE WHEN v.of = 'title' AND $episode_vectors_title IS NOT NULL
+              THEN 2 * vector.similarity.cosine(v.embedding, $episode_vectors_title) - 1
+              ELSE 2 * score - 1 END AS score
+  ORDER BY score DESC
+}
+WITH channel, collect([project, id, score]) AS found
+RETURN channel, found[..$episode_vectors_limit] AS found
+
+// name: search_episode_vectors_overfetch
+// mode: read
+// search_episode_vectors without the in-index filter: servers before 2026.02, and a filtered
+// search Neo4j could not answer (graph/channels.py). Filtered by project after.
+CALL () {
+  CALL db.index.vector.queryNodes('episode_vectors', $episode_vectors_fetch, $episode_vectors_vector) YIELD node AS v, score
+  WHERE v.project IN $projects AND v.of IN keys($episode_vectors_channels)
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
+  RETURN $episode_vectors_channels[v.of] AS channel, e.project AS project, e.id AS id,
+         CASE WHEN v.of = 'title' AND $episode_vectors_title IS NOT NULL
+              THEN 2 * vector.similarity.cosine(v.embedding, $episode_vectors_title) - 1
+              ELSE 2 * score - 1 END AS score
+  ORDER BY score DESC
+}
+WITH channel, collect([project, id, score]) AS found
+RETURN channel, found[..$episode_vectors_limit] AS found
+
 // name: channel_vector
 // mode: read
-// In-index filtering (Cypher 25 SEARCH ... WHERE): the index only sees the readable,
-// recallable episodes that pass the filters, so k results come back however large the rest.
+// One vector channel alone (its kind filtered in-index), when the others are not asked: the
+// episode's own text. The episode's filters are checked after; $vector_fetch asks for more.
 CALL () {
-  MATCH (e:Episode)
-    SEARCH e IN (
-      VECTOR INDEX episode_embedding
+  MATCH (v:EpisodeVector)
+    SEARCH v IN (
+      VECTOR INDEX episode_vectors
       FOR $vector_vector
-      WHERE e.project IN $projects AND e.recallable = true {{filters}}
-      LIMIT $vector_limit
+      WHERE v.project IN $projects AND v.of = 'text'
+      LIMIT $vector_fetch
     ) SCORE AS score
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
+  LIMIT $vector_limit
 }
 RETURN 'vector' AS channel, collect([project, id, score]) AS found
 
@@ -76,15 +127,18 @@ RETURN 'vector' AS channel, collect([project, id, score]) AS found
 // mode: read
 // channel_vector over the titles: an episode's title against the question's first line.
 CALL () {
-  MATCH (e:Episode)
-    SEARCH e IN (
-      VECTOR INDEX episode_title_embedding
+  MATCH (v:EpisodeVector)
+    SEARCH v IN (
+      VECTOR INDEX episode_vectors
       FOR $title_vector
-      WHERE e.project IN $projects AND e.recallable = true {{filters}}
-      LIMIT $title_limit
+      WHERE v.project IN $projects AND v.of = 'title'
+      LIMIT $title_fetch
     ) SCORE AS score
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
+  LIMIT $title_limit
 }
 RETURN 'title' AS channel, collect([project, id, score]) AS found
 
@@ -92,15 +146,18 @@ RETURN 'title' AS channel, collect([project, id, score]) AS found
 // mode: read
 // channel_vector over each episode with its neighbouring steps (their summed vectors).
 CALL () {
-  MATCH (e:Episode)
-    SEARCH e IN (
-      VECTOR INDEX episode_context_embedding
+  MATCH (v:EpisodeVector)
+    SEARCH v IN (
+      VECTOR INDEX episode_vectors
       FOR $context_vector
-      WHERE e.project IN $projects AND e.recallable = true {{filters}}
-      LIMIT $context_limit
+      WHERE v.project IN $projects AND v.of = 'context'
+      LIMIT $context_fetch
     ) SCORE AS score
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
+  LIMIT $context_limit
 }
 RETURN 'context' AS channel, collect([project, id, score]) AS found
 
@@ -109,8 +166,10 @@ RETURN 'context' AS channel, collect([project, id, score]) AS found
 // Servers before 2026.02 have no filters inside the vector index: ask for more, filter
 // after, and the caller widens the fetch while filtered results are short.
 CALL () {
-  CALL db.index.vector.queryNodes('episode_embedding', $vector_fetch, $vector_vector) YIELD node AS e, score
-  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  CALL db.index.vector.queryNodes('episode_vectors', $vector_fetch, $vector_vector) YIELD node AS v, score
+  WHERE v.project IN $projects AND v.of = 'text'
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
   LIMIT $vector_limit
@@ -121,8 +180,10 @@ RETURN 'vector' AS channel, collect([project, id, score]) AS found
 // mode: read
 // channel_vector_overfetch over the titles.
 CALL () {
-  CALL db.index.vector.queryNodes('episode_title_embedding', $title_fetch, $title_vector) YIELD node AS e, score
-  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  CALL db.index.vector.queryNodes('episode_vectors', $title_fetch, $title_vector) YIELD node AS v, score
+  WHERE v.project IN $projects AND v.of = 'title'
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
   LIMIT $title_limit
@@ -133,8 +194,10 @@ RETURN 'title' AS channel, collect([project, id, score]) AS found
 // mode: read
 // channel_vector_overfetch over the episodes with their neighbours.
 CALL () {
-  CALL db.index.vector.queryNodes('episode_context_embedding', $context_fetch, $context_vector) YIELD node AS e, score
-  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+  CALL db.index.vector.queryNodes('episode_vectors', $context_fetch, $context_vector) YIELD node AS v, score
+  WHERE v.project IN $projects AND v.of = 'context'
+  MATCH (e:Episode {project: v.project, id: v.episode})
+  WHERE e.recallable = true {{filters}}
   RETURN e.project AS project, e.id AS id, 2 * score - 1 AS score
   ORDER BY score DESC
   LIMIT $context_limit

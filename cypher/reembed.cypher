@@ -61,6 +61,13 @@ MATCH (n) WHERE elementId(n) = row.element
 SET n.embedding = row.embedding, n._embedded_with = $fingerprint
 SET n += CASE WHEN row.title_embedding IS NULL THEN {}
               ELSE {title_embedding: row.title_embedding} END
+WITH n, row
+CALL (n, row) {
+  // An episode's copies in episode_vectors (its context is refreshed after, by set_context).
+  MATCH (v:EpisodeVector {project: n.project, episode: n.id})
+  WHERE n:Episode AND v.of IN ['text', 'title']
+  SET v.embedding = CASE v.of WHEN 'text' THEN n.embedding ELSE n.title_embedding END
+}
 
 // name: chained_tasks_after
 // mode: read

@@ -15,6 +15,9 @@ CREATE CONSTRAINT tag_key IF NOT EXISTS FOR (g:Tag) REQUIRE (g.project, g.name) 
 CREATE CONSTRAINT pattern_key IF NOT EXISTS FOR (p:Pattern) REQUIRE (p.project, p.id) IS UNIQUE;
 CREATE CONSTRAINT symbol_key IF NOT EXISTS FOR (s:Symbol) REQUIRE (s.project, s.name) IS UNIQUE;
 CREATE CONSTRAINT verdict_key IF NOT EXISTS FOR (v:Verdict) REQUIRE (v.project, v.id) IS UNIQUE;
+// An episode's vectors as nodes of their own, one per kind (`of`: text, title, context), so
+// that recall searches them all in one vector search (episode_vectors, below).
+CREATE CONSTRAINT episode_vector_key IF NOT EXISTS FOR (v:EpisodeVector) REQUIRE (v.project, v.episode, v.of) IS UNIQUE;
 // Service records outside every project (cypher/keys.cypher): API keys and the audit trail.
 CREATE CONSTRAINT access_key_id IF NOT EXISTS FOR (k:AccessKey) REQUIRE k.key_id IS UNIQUE;
 CREATE INDEX audit_about IF NOT EXISTS FOR (a:AuditEntry) ON (a.about, a.at);
@@ -59,6 +62,15 @@ OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_f
 CYPHER 25 CREATE VECTOR INDEX episode_context_embedding IF NOT EXISTS
 FOR (e:Episode) ON e.context_embedding
 WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
+OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+
+// Every vector of every episode (its text, its title, it with its neighbours) in one index:
+// recall pays one search for all three channels. Filtered in-index by project only; the
+// episode's own filters are checked on the episode after (graph/channels.py), so nothing
+// but the vector and the episode's key is copied onto these nodes.
+CYPHER 25 CREATE VECTOR INDEX episode_vectors IF NOT EXISTS
+FOR (v:EpisodeVector) ON v.embedding
+WITH [v.project, v.of]
 OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
 
 CYPHER 25 CREATE VECTOR INDEX snippet_embedding IF NOT EXISTS

@@ -88,6 +88,20 @@ SET e += row.props,
     e.title_embedding = row.title_embedding,
     e.recallable = coalesce(e.review_status, row.review_status) <> 'rejected'
 WITH e, row
+CALL (e, row) {
+  // Its text and title vectors as EpisodeVector nodes too (the one index recall searches).
+  UNWIND [{of: 'text', vector: row.embedding}, {of: 'title', vector: row.title_embedding}] AS made
+  OPTIONAL MATCH (old:EpisodeVector {project: e.project, episode: e.id, of: made.of})
+  WITH made, old
+  CALL (made, old) {
+    WITH made, old WHERE made.vector IS NULL AND old IS NOT NULL
+    DELETE old
+  }
+  WITH made WHERE made.vector IS NOT NULL
+  MERGE (v:EpisodeVector {project: e.project, episode: e.id, of: made.of})
+  SET v.embedding = made.vector
+}
+WITH e, row
 WHERE row.task_id IS NOT NULL
 MERGE (t:Task {project: row.project, id: row.task_id})
 ON CREATE SET t.recorded_at = datetime(), t.goal = null, t.status = 'open'
@@ -197,6 +211,17 @@ CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.id})
 SET e.context_embedding = row.vector, e.context_text = row.text
+WITH e, row
+CALL (e, row) {
+  OPTIONAL MATCH (old:EpisodeVector {project: e.project, episode: e.id, of: 'context'})
+  WITH old WHERE row.vector IS NULL AND old IS NOT NULL
+  DELETE old
+}
+CALL (e, row) {
+  WITH e, row WHERE row.vector IS NOT NULL
+  MERGE (v:EpisodeVector {project: e.project, episode: e.id, of: 'context'})
+  SET v.embedding = row.vector
+}
 
 // name: memorize_resolution
 // mode: write

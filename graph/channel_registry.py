@@ -7,7 +7,8 @@ the question's vector it needs, its weight in the default preset, whether a cand
 it found may be returned, and how its parameters are made from the question. Adding a
 channel is one entry and one query.
 
-Kinds: ``vector`` (an index of the episodes' vectors: ranked by cosine, z-scored in
+Kinds: ``vector`` (the episodes' vectors, each kind of them an ``of`` in the one index
+``episode_vectors``, searched once for every vector channel: ranked by cosine, z-scored in
 fusion), ``fulltext`` (a Lucene index: ranked, z-scored), ``graph`` (sparse evidence reached
 through the graph — shared errors, symbols, tags, tools, environments, patterns: each adds
 weight x score / best score).
@@ -43,7 +44,10 @@ class Channel:
     asks: Asks  # its parameters for a question
     about: str  # what it finds (docs/architecture.md shows it)
     vector: QuestionVector | None = None  # the question's vector it searches with
-    covers: str | None = None  # the property its vector index covers
+    covers: str | None = None  # the episode's property its vectors are copied from
+    # The kind of EpisodeVector it searches (`of`): channels over episode_vectors are asked
+    # in one search together (search_episode_vectors), each keeping the vectors of its kind.
+    of: str | None = None
 
     @property
     def query(self) -> str:
@@ -103,7 +107,8 @@ CHANNELS: tuple[Channel, ...] = (
     Channel(
         name="vector",
         kind="vector",
-        index="episode_embedding",
+        index="episode_vectors",
+        of="text",
         covers="embedding",
         vector="text",
         weight=1.0,
@@ -114,7 +119,8 @@ CHANNELS: tuple[Channel, ...] = (
     Channel(
         name="title",
         kind="vector",
-        index="episode_title_embedding",
+        index="episode_vectors",
+        of="title",
         covers="title_embedding",
         vector="title",
         weight=0.5,
@@ -125,7 +131,8 @@ CHANNELS: tuple[Channel, ...] = (
     Channel(
         name="context",
         kind="vector",
-        index="episode_context_embedding",
+        index="episode_vectors",
+        of="context",
         covers="context_embedding",
         vector="text",
         weight=1.0,

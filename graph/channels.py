@@ -9,6 +9,7 @@ failing one can be asked again alone, with the same query.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
@@ -38,16 +39,30 @@ __all__ = [
 log = logging.getLogger("metisgraph.recall")
 
 _ERROR_OVERFETCH = 4  # error templates fetched per candidate asked, filtered after
+# Vectors fetched per candidate a vector channel keeps: the episode's filters (recallable,
+# the caller's) are checked after the search; without in-index filters, also the project.
+_VECTOR_FETCH = 1
+_OVERFETCH = 10
+# Graph channels that start from a filtered vector search: their index, and how many
+# candidates the unfiltered one fetches per candidate asked when the filtered one fails.
+_UNFILTERED = {
+    "channel_errors": ("error_embedding", _ERROR_OVERFETCH),
+    "channel_patterns": ("pattern_embedding", _OVERFETCH),
+}
+SHARED_SEARCH = "search_episode_vectors"  # the vector channels' one search
+_SHARED_KEY = "episode_vectors"  # its parameters' prefix ($episode_vectors_...)
 _REASON_CHARS = 300
 
 
 @dataclass(frozen=True)
 class ChannelQuery:
     """One channel's part of the question: its named query and its own values (named as in
-    the query, less the channel's prefix)."""
+    the query, less the channel's prefix). A shared search answers for several channels
+    (``answers``); a channel's own query answers for the channel it is planned under."""
 
     name: str
     params: dict[str, Any]
+    answers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,8 @@ def _planned(c: Channel, params: dict[str, Any], limit: int, in_index: bool) -> 
     params = params | {"limit": limit}
     if c.kind == "fulltext":
         return ChannelQuery(c.query, params | {"fetch": limit * 4})
+    if c.kind == "vector" and in_index:  # the episode's filters are checked after the search
+        return ChannelQuery(c.query, params | {"fetch": limit * _VECTOR_FETCH})
     if in_index or c.vector is None:
         return ChannelQuery(c.query, params)
     if c.name == "errors":
@@ -124,9 +141,34 @@ def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_in
     return plan
 
 
+def _shared_search(
+    plan: Plan, vectors: QuestionVectors, limit: int, in_index: bool
+) -> ChannelQuery | None:
+    """The vector channels over episode_vectors as one search (None for fewer than two):
+    the question's text vector finds every kind of vector at once; a title found is scored
+    against the question's first line."""
+    kinds = {registered(name).of: name for name in plan if registered(name).of}
+    if len(kinds) < 2:
+        return None
+    params = {
+        "vector": vectors.text,
+        "title": vectors.title if "title" in kinds.values() else None,
+        "channels": kinds,
+        "limit": limit,
+        "fetch": limit * len(kinds) * (_VECTOR_FETCH if in_index else _OVERFETCH),
+    }
+    name = SHARED_SEARCH if in_index else f"{SHARED_SEARCH}_overfetch"
+    return ChannelQuery(name, params, answers=tuple(kinds.values()))
+
+
 def _dense_plan(req: RecallRequest, vectors: QuestionVectors, limit: int, in_index: bool) -> Plan:
-    """The channels that need the question's vectors."""
-    return _plan(req, vectors, limit, in_index)
+    """The channels that need the question's vectors; the vector channels in one search."""
+    plan = _plan(req, vectors, limit, in_index)
+    shared = _shared_search(plan, vectors, limit, in_index)
+    if shared is None:
+        return plan
+    rest = {name: q for name, q in plan.items() if name not in shared.answers}
+    return {_SHARED_KEY: shared, **rest}
 
 
 def _lexical_plan(req: RecallRequest, limit: int) -> Plan:
@@ -138,9 +180,14 @@ def _limit(req: RecallRequest) -> int:
     return max(req.settings.candidates, req.k * 2) + len(req.exclude)
 
 
+def _answers(key: str, q: ChannelQuery) -> tuple[str, ...]:
+    """The channels a planned query answers for."""
+    return q.answers or (key,)
+
+
 async def _ask_together(store: GraphStore, req: RecallRequest, plan: Plan) -> dict[str, Rows]:
     together, params = combined(plan, req)
-    by_channel: dict[str, Rows] = {channel: [] for channel in plan}
+    by_channel: dict[str, Rows] = {c: [] for key, q in plan.items() for c in _answers(key, q)}
     for row in await store.run_query(together, params):
         found = [{"project": p, "id": i, "score": s} for p, i, s in row["found"]]
         by_channel[row["channel"]] = found
@@ -152,66 +199,89 @@ async def _ask_alone(store: GraphStore, req: RecallRequest, channel: str, q: Cha
 
 
 async def _widen(
-    store: GraphStore, req: RecallRequest, channel: str, q: ChannelQuery, rows: Rows
-) -> Rows:
-    """Over-fetching servers: ask again with a wider fetch while filters leave too few."""
+    store: GraphStore, req: RecallRequest, key: str, q: ChannelQuery, found: dict[str, Rows]
+) -> dict[str, Rows]:
+    """Ask again with a wider fetch while filters checked after the search leave a channel
+    too few candidates."""
     limit, fetch = q.params["limit"], q.params["fetch"]
     for _ in range(3):
-        if len(rows) >= limit:
+        if all(len(found.get(c, [])) >= limit for c in _answers(key, q)):
             break
         fetch *= 4
-        rows = await _ask_alone(store, req, channel, replace(q, params=q.params | {"fetch": fetch}))
-    return rows
+        wider = replace(q, params=q.params | {"fetch": fetch})
+        found = found | await _ask_together(store, req, {key: wider})
+    return found
+
+
+def _narrowed_after(req: RecallRequest, q: ChannelQuery) -> bool:
+    """Whether filters checked after a vector search may have left it short: every filter on
+    a server without in-index filters; with them, the caller's own (the warm tier leaves out
+    next to nothing and is not waited for)."""
+    if q.name.endswith("_overfetch"):
+        return True
+    return bool(set(req.filters.narrowing()) - {"warm"})
 
 
 async def _vector_fallback(
-    store: GraphStore, req: RecallRequest, channel: str, q: ChannelQuery
-) -> Rows:
+    store: GraphStore, req: RecallRequest, key: str, q: ChannelQuery
+) -> dict[str, Rows]:
     """A filtered vector search Neo4j could not answer, answered another way.
 
     Once a vector index holds deletions, Neo4j 2026.08 fails a filtered search whose filter
     matches no live vector (issue 12). When no live episode passes the filters the answer
     is empty; otherwise the unfiltered index is over-fetched and filtered after.
     """
+    names = _answers(key, q)
     live = query("vector_live").filled(filters=filters_clause(req.filters))
-    c = registered(channel)
-    rows = await store.run_query(live, _shared(req) | {"property": c.covers})
-    COUNTERS.increment("vector_search_fallbacks", index=c.index or c.name)
+    covers = registered(names[0]).covers if len(names) == 1 else "embedding"
+    rows = await store.run_query(live, _shared(req) | {"property": covers})
+    COUNTERS.increment("vector_search_fallbacks", index=registered(names[0]).index or key)
+    log.warning("recall vector search %s failed in Neo4j; answered another way", q.name)
     if not rows[0]["live"]:
-        return []
-    wide = _planned(c, {"vector": q.params["vector"]}, q.params["limit"], in_index=False)
-    return await _widen(store, req, channel, wide, await _ask_alone(store, req, channel, wide))
+        return {c: [] for c in names}
+    fetch = q.params["fetch"] * _OVERFETCH // _VECTOR_FETCH
+    wide = replace(q, name=f"{q.name}_overfetch", params=q.params | {"fetch": fetch})
+    return await _widen(store, req, key, wide, await _ask_together(store, req, {key: wide}))
 
 
 async def _answer_alone(
-    store: GraphStore, req: RecallRequest, channel: str, q: ChannelQuery
-) -> Rows | ChannelFailure:
-    """One channel asked alone; its rows, or why it could not answer."""
+    store: GraphStore, req: RecallRequest, key: str, q: ChannelQuery
+) -> dict[str, Rows] | list[ChannelFailure]:
+    """One planned query asked alone; its channels' rows, or why they could not answer."""
     try:
-        return await _ask_alone(store, req, channel, q)
+        return await _ask_together(store, req, {key: q})
     except Neo4jError as error:
         failed = error
     try:
-        if q.name == f"channel_{channel}" and registered(channel).kind == "vector":
-            return await _vector_fallback(store, req, channel, q)
-        if q.name == "channel_errors":
-            COUNTERS.increment("vector_search_fallbacks", index="error_embedding")
-            fetch = q.params["limit"] * _ERROR_OVERFETCH
-            wide = ChannelQuery("channel_errors_overfetch", q.params | {"fetch": fetch})
-            return await _ask_alone(store, req, channel, wide)
+        if q.name in (SHARED_SEARCH, f"channel_{key}") and registered(_answers(key, q)[0]).of:
+            return await _vector_fallback(store, req, key, q)
+        if q.name in _UNFILTERED:  # the unfiltered index, over-fetched, filtered after
+            index, fetch = _UNFILTERED[q.name]
+            COUNTERS.increment("vector_search_fallbacks", index=index)
+            log.warning(
+                "recall channel %s: %s; asked without the in-index filter", key, failed.code
+            )
+            params = q.params | {"fetch": q.params["limit"] * fetch}
+            return {
+                key: await _ask_alone(
+                    store, req, key, replace(q, name=f"{q.name}_overfetch", params=params)
+                )
+            }
     except Neo4jError as error:
         failed = error
-    COUNTERS.increment("recall_channels_dropped", channel=channel)
-    log.warning("recall channel %s dropped: %s", channel, failed.code)
-    return ChannelFailure(channel, f"{failed.code}: {(failed.message or '')[:_REASON_CHARS]}")
+    reason = f"{failed.code}: {(failed.message or '')[:_REASON_CHARS]}"
+    for channel in _answers(key, q):
+        COUNTERS.increment("recall_channels_dropped", channel=channel)
+        log.warning("recall channel %s dropped: %s", channel, failed.code)
+    return [ChannelFailure(channel, reason) for channel in _answers(key, q)]
 
 
 async def _ask(store: GraphStore, req: RecallRequest, plan: Plan) -> Answers:
     """The plan's channels in one round trip (none when nothing is asked).
 
-    When that query fails, each channel is asked alone: the ones that answer keep their
-    candidates, a failing vector search is answered another way, and a channel that still
-    fails is dropped and named with its reason. One channel never fails the question.
+    When that query fails, each planned query is asked alone: the ones that answer keep
+    their candidates, a failing vector search is answered another way, and a channel that
+    still fails is dropped and named with its reason. One channel never fails the question.
     """
     if not plan:
         return {}, []
@@ -219,9 +289,15 @@ async def _ask(store: GraphStore, req: RecallRequest, plan: Plan) -> Answers:
         return await _ask_together(store, req, plan), []
     except Neo4jError:
         pass
-    answers = await asyncio.gather(*(_answer_alone(store, req, c, q) for c, q in plan.items()))
-    rows = {c: a for c, a in zip(plan, answers, strict=True) if not isinstance(a, ChannelFailure)}
-    return rows, [a for a in answers if isinstance(a, ChannelFailure)]
+    answers = await asyncio.gather(*(_answer_alone(store, req, k, q) for k, q in plan.items()))
+    rows: dict[str, Rows] = {}
+    failures: list[ChannelFailure] = []
+    for answer in answers:
+        if isinstance(answer, list):
+            failures.extend(answer)
+        else:
+            rows |= answer
+    return rows, failures
 
 
 async def lexical_channels(store: GraphStore, req: RecallRequest) -> ChannelAnswers:
@@ -256,9 +332,11 @@ async def gather_channels(
     (found, failures), by_lexical = await asyncio.gather(
         _ask(store, req, dense), lexical or lexical_channels(store, req)
     )
-    for channel, q in dense.items():
-        if channel in found and "fetch" in q.params and registered(channel).kind == "vector":
-            found[channel] = await _widen(store, req, channel, q, found[channel])
+    for key, q in dense.items():
+        vector = bool(q.answers) or registered(key).kind == "vector"
+        if vector and "fetch" in q.params and _narrowed_after(req, q):
+            with contextlib.suppress(Neo4jError):  # answered another way (its fallback widened)
+                found = await _widen(store, req, key, q, found)
     return ChannelAnswers(
         _candidates(req, found) | by_lexical.candidates, failures + by_lexical.failures
     )

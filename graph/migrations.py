@@ -81,6 +81,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         3, "outcome reports, priors apart from confidence, active_at, clocks", migrate_outcomes
     ),
     Migration(4, "fix links from evidence: every task's lineage derived again", rederive_all),
+    Migration(
+        5,
+        "an episode's vectors as EpisodeVector nodes, searched in one index",
+        cypher_step("migrate_episode_vectors"),
+    ),
 )
 
 

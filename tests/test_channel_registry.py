@@ -10,7 +10,7 @@ import pytest
 
 from metisgraph.graph import PRESETS, QuestionVectors, RecallRequest
 from metisgraph.graph.channel_registry import CHANNELS, channel, weight
-from metisgraph.graph.channels import _dense_plan, _lexical_plan
+from metisgraph.graph.channels import SHARED_SEARCH, ChannelQuery, _dense_plan, _lexical_plan
 from metisgraph.graph.cypher import load_queries
 from metisgraph.graph.indexes import schema_for
 from metisgraph.graph.recall_settings import ChannelWeights, RecallSettings
@@ -21,6 +21,11 @@ RETURNED = re.compile(r"RETURN '(\w+)' AS channel")
 DOC_ROW = re.compile(
     r"^\| `(\w+)` \| (\w+) \| ([`\w\-— ]+) \| (\w+|—) \| ([\d.]+) \| (yes|no) \|", re.M
 )
+
+
+def _asked(plan: dict[str, ChannelQuery]) -> set[str]:
+    """The channels a plan asks, each planned query answering for its own."""
+    return {c for key, q in plan.items() for c in (q.answers or (key,))}
 
 
 def test_every_channel_query_belongs_to_a_registered_channel_and_back() -> None:
@@ -50,8 +55,9 @@ def test_presets_weigh_only_registered_channels_and_keep_the_others_own() -> Non
     assert weight(RecallSettings(), "context_text") == channel("context_text").weight
     off = RecallSettings(weights=ChannelWeights(title=0.0))
     vectors = QuestionVectors([1.0], title=[2.0])
-    assert "title" in _dense_plan(RecallRequest(("p",), "leak"), vectors, 5, True)
-    assert "title" not in _dense_plan(RecallRequest(("p",), "leak", settings=off), vectors, 5, True)
+    assert "title" in _asked(_dense_plan(RecallRequest(("p",), "leak"), vectors, 5, True))
+    plan = _dense_plan(RecallRequest(("p",), "leak", settings=off), vectors, 5, True)
+    assert "title" not in _asked(plan) and {"vector", "context"} <= _asked(plan)
     with pytest.raises(KeyError, match="known: vector"):
         channel("nope")
 
@@ -61,9 +67,30 @@ def test_a_channel_is_asked_in_the_round_trip_its_vector_says() -> None:
     lexical = _lexical_plan(req, 5)
     dense = _dense_plan(req, QuestionVectors([1.0]), 5, True)
     assert set(lexical) == {"fulltext", "context_text", "symbols", "tags"}
-    assert set(dense) == {"vector", "title", "context"}  # no error: no errors channel
-    for name in (*lexical, *dense):
+    assert _asked(dense) == {"vector", "title", "context"}  # no error: no errors channel
+    for name in (*lexical, *_asked(dense)):
         assert (channel(name).vector is None) == (name in lexical)
+
+
+def test_the_vector_channels_of_one_index_are_one_search_per_question() -> None:
+    """Issue 23: every channel over episode_vectors is answered by one vector search (the
+    search's cost, which grows with the store, is paid once per question)."""
+    by_index: dict[str, set[str]] = {}
+    for c in CHANNELS:
+        if c.kind == "vector" and c.index:
+            by_index.setdefault(c.index, set()).add(c.name)
+    assert by_index == {"episode_vectors": {"vector", "title", "context"}}
+    req = RecallRequest(("p",), "leak in worker", error_keys=("k",))
+    for in_index in (True, False):
+        dense = _dense_plan(req, QuestionVectors([1.0], title=[2.0], error=[3.0]), 5, in_index)
+        shared = [q for q in dense.values() if q.answers]
+        assert len(shared) == 1 and set(shared[0].answers) == by_index["episode_vectors"]
+        assert shared[0].name.startswith(SHARED_SEARCH)
+        assert set(dense) == {"episode_vectors", "errors"}
+    queries = load_queries()
+    search = queries[SHARED_SEARCH].text
+    assert search.count("VECTOR INDEX") == 1 and "episode_vectors" in search
+    assert queries[f"{SHARED_SEARCH}_overfetch"].text.count("queryNodes") == 1
 
 
 def test_the_architecture_doc_shows_every_registered_channel_as_registered() -> None:

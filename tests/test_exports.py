@@ -91,6 +91,13 @@ async def test_export_import_export_gives_the_same_graph(store: Any, story: Stor
         read=True,
     )
     assert rows and rows[0]["id"] == "shop-report-may-s0"
+    rows = await store.run_text(  # and in the one index recall searches (issue 23)
+        "CYPHER 25 MATCH (v:EpisodeVector) SEARCH v IN (VECTOR INDEX episode_vectors FOR $v "
+        "WHERE v.project = $p LIMIT 1) SCORE AS score RETURN v.episode AS id",
+        {"p": copy, "v": vector[0]["v"]},
+        read=True,
+    )
+    assert rows and rows[0]["id"] == "shop-report-may-s0"
     scope = await store.run_text(
         "MATCH (e:Episode {project: $p}) RETURN DISTINCT e.scope AS s", {"p": copy}, read=True
     )

@@ -72,8 +72,8 @@ def _request(**filters: object) -> RecallRequest:
 
 def test_combined_gives_each_channel_its_own_parameters() -> None:
     plan = {
-        "vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 7}),
-        "title": ChannelQuery("channel_title", {"vector": [2.0], "limit": 9}),
+        "vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 7, "fetch": 7}),
+        "title": ChannelQuery("channel_title", {"vector": [2.0], "limit": 9, "fetch": 9}),
         "tags": ChannelQuery("channel_tags", {"tags": ["os:linux"], "words": [], "limit": 3}),
     }
     together, params = combined(plan, _request())
@@ -85,11 +85,11 @@ def test_combined_gives_each_channel_its_own_parameters() -> None:
     assert params["projects"] == ["alpha"]
     used = set(re.findall(r"\$(\w+)", together.text))
     assert used == set(params)  # every value sent is asked for, and every one asked is sent
-    assert "VECTOR INDEX episode_title_embedding" in together.text
+    assert "VECTOR INDEX episode_vectors" in together.text and "v.of = 'title'" in together.text
 
 
 def test_combined_carries_the_callers_filters_as_clauses() -> None:
-    plan = {"vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 3})}
+    plan = {"vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 3, "fetch": 3})}
     together, params = combined(plan, _request(outcomes=("failure",)))
     assert "e.outcome IN $outcomes" in together.text and params["outcomes"] == ["failure"]
     unfiltered, params = combined(plan, _request())
@@ -116,8 +116,12 @@ def test_the_dense_channels_take_their_vectors_from_the_question() -> None:
 
     vectors = QuestionVectors([1.0], title=[2.0], error=[3.0])
     plan = _dense_plan(_request(), vectors, limit=5, in_index=True)
-    assert plan["vector"].params["vector"] == [1.0] and plan["title"].params["vector"] == [2.0]
+    shared = plan["episode_vectors"].params  # the vector channels' one search
+    assert shared["vector"] == [1.0] and shared["title"] == [2.0]
+    assert shared["channels"] == {"text": "vector", "title": "title", "context": "context"}
     assert plan["errors"].params["vector"] == [3.0]
     bare = _dense_plan(_request(), QuestionVectors([1.0]), limit=5, in_index=False)
-    assert bare["title"].params["vector"] == [1.0] and "errors" not in bare
-    assert bare["vector"].name == "channel_vector_overfetch"
+    assert bare["episode_vectors"].params["title"] is None and "errors" not in bare
+    assert bare["episode_vectors"].name == "search_episode_vectors_overfetch"
+    used = set(re.findall(r"\$(\w+)", load_queries()["search_episode_vectors"].text)) - SHARED
+    assert used == {f"episode_vectors_{p}" for p in shared}  # every value asked is sent
