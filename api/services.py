@@ -27,6 +27,7 @@ from metisgraph.graph import (
     probe_vector_indexes,
     read_stamp,
     vector_index_statements,
+    warm_reads,
 )
 from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.ingest import MIGRATIONS, Embedder, reembed
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("metisgraph")
+# The warm-up reads end this long after the services were made (at the server's start):
+# /readyz answers ready within 60 s of the process starting.
+_READY_WITHIN_S = 50.0
 
 # Start-up failures no retry mends: the store's vectors are another model's (or its indexes
 # another dimension's). An operator acts (re-embed, or the store's model) and restarts.
@@ -85,6 +89,7 @@ class Services:
     schema: SchemaReport | None = None
     started_embedded: bool = False
     reembed_progress: ReembedProgress = field(default=_log_progress)
+    made_at: float = field(default_factory=time.monotonic)
 
     @property
     def vector_filters(self) -> bool:
@@ -131,6 +136,14 @@ class Services:
         self.readiness.timings["schema_s"] = time.perf_counter() - started
         if self.settings.api.demo:  # ready means the demo memory can be asked already
             await self.load_demo()
+        budget = min(
+            self.settings.api.warm_up_reads_s,
+            _READY_WITHIN_S - (time.monotonic() - self.made_at),
+        )
+        warmed = await warm_reads(self.store, budget)
+        self.readiness.timings["warm_reads_s"] = warmed.seconds
+        if warmed.questions:
+            log.info("warm-up: %d recall questions in %.1f s", warmed.questions, warmed.seconds)
         self.readiness.schema = True
         log.info(
             "ready: Neo4j %s (%s), model %s, questions on %s",

@@ -59,6 +59,13 @@ class ApiSettings(BaseSettings):
     warm_up_retry_s: float = Field(
         default=1.0, gt=0, description="First wait before a failed start-up is tried again"
     )
+    warm_up_reads_s: float = Field(
+        default=20.0,
+        ge=0,
+        description="Seconds of recall questions (made of stored episodes) asked at start-up "
+        "before /readyz says ready, so the first callers find the reads planned and compiled; "
+        "cut to what leaves ready within 55 s of the process starting (0: none)",
+    )
     max_query_depth: int = 12
     # Parsing is pure Python and costs in proportion to the tokens (a 4,000-token document
     # took ~0.2 s on our busy 2-core machine), and a document is parsed whole before the

@@ -563,3 +563,15 @@ RETURN p.project AS project, p.id AS id,
           .success_rate, .outcome, .kind, .environments, .tools, .error_keys, .seed,
           .confidence} AS pattern,
        members, snippet
+
+// name: warm_up_episodes
+// mode: read
+// Start-up's warm-up (graph/warm_reads.py): stored episodes of the largest project, each
+// made a question (its words, its vectors) that recall is asked before the first caller's.
+MATCH (p:Project)
+WITH p ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1
+MATCH (e:Episode {project: p.name})
+WHERE e.recallable = true AND e.embedding IS NOT NULL
+WITH e LIMIT $limit
+RETURN e.project AS project, e.embedding AS vector, e.title_embedding AS title,
+       trim(coalesce(e.title, '') + ' ' + left(coalesce(e.summary, ''), 300)) AS text

@@ -85,6 +85,7 @@ if typing.TYPE_CHECKING:
     )
     from metisgraph.graph.vectors import Vector
     from metisgraph.graph.verification import record_failure, record_pass
+    from metisgraph.graph.warm_reads import WarmReads, warm_reads
     from metisgraph.graph.writes import (
         WriteBatch,
         existing_environment_keys,
@@ -139,6 +140,7 @@ __all__ = [
     "SnippetSearch",
     "Transaction",
     "Vector",
+    "WarmReads",
     "WriteBatch",
     "apply_schema",
     "begin_reembedding",
@@ -181,6 +183,7 @@ __all__ = [
     "stamp_store",
     "vector_index_statements",
     "verdict_feedback_within",
+    "warm_reads",
     "write_batch",
 ]
 

@@ -271,7 +271,8 @@ def app_settings(neo4j_settings: Neo4jSettings) -> Any:
     from metisgraph.ingest.embeddings import EmbeddingSettings
 
     return Settings(
-        api=ApiSettings(host="127.0.0.1", dev=False),
+        # No warm-up reads: the test store's projects are not a service's (test_warm_reads.py)
+        api=ApiSettings(host="127.0.0.1", dev=False, warm_up_reads_s=0),
         neo4j=neo4j_settings,
         embedded=Embedded(),
         embedding=EmbeddingSettings(),

@@ -1,0 +1,58 @@
+"""Issue 23: a fresh server asks recall itself before it says ready, so its first callers
+find recall's reads planned and compiled; reads only, and within the start-up's bound."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from metisgraph.graph import digest_project, warm_reads
+
+DIMENSIONS = 384
+
+
+def _vector() -> list[float]:
+    return [random.random() for _ in range(DIMENSIONS)]
+
+
+@pytest.mark.anyio
+async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
+    store: Any, project: str
+) -> None:
+    await store.run_text(
+        "UNWIND range(1, 40) AS i "
+        "CREATE (e:Episode {project: $project, id: 'w' + i, recallable: true, "
+        "outcome: 'success', review_status: 'unreviewed', active_at: datetime(), "
+        "summary: 'the worker ran out of memory ' + i, embedding: $vector}) "
+        "CREATE (:EpisodeVector {project: $project, episode: e.id, of: 'text', "
+        "embedding: $vector}) "
+        "MERGE (:Project {name: $project})",
+        {"project": project, "vector": _vector()},
+    )
+    done = await warm_reads(store, 0.0)
+    assert done.questions == 0  # no budget, no question
+    largest = await store.run_text(
+        "MATCH (p:Project) RETURN p.name AS name "
+        "ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1",
+        read=True,
+    )
+    before = await digest_project(store, largest[0]["name"])
+    done = await warm_reads(store, 1.5)
+    assert done.questions >= 1 and done.project == largest[0]["name"]
+    assert done.seconds < 1.5 + 5.0  # the question under way when the budget ran out ends
+    assert await digest_project(store, largest[0]["name"]) == before
+
+
+def test_a_fresh_server_is_ready_after_its_warm_up_reads(app_settings: Any, embedder: Any) -> None:
+    from starlette.testclient import TestClient
+
+    from metisgraph.api.http.app import create_app
+
+    settings = app_settings.model_copy(deep=True)
+    settings.api.warm_up_reads_s = 1.0
+    with TestClient(create_app(settings, embedder=embedder), base_url="http://127.0.0.1") as c:
+        body = c.get("/readyz").json()
+    assert body["ready"] is True, body
+    assert 0 < body["startup_s"]["warm_reads_s"] < 10, body
