@@ -59,4 +59,7 @@ class EmbeddedNeo4jSettings(BaseSettings):
     pagecache: str = "2g"
     start_timeout: float = 180.0
     java_home: Path | None = None
+    # Java 25+: the first start records what the JVM loads and compiles, a cache of it is
+    # written when it stops, and every later start begins warm from it (graph/embedded).
+    aot_cache: bool = True
     cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")

@@ -107,6 +107,7 @@ def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
             heap="512m",
             heap_max="768m",
             pagecache="128m",
+            aot_cache=False,  # a home of one session: recording a cache would only cost
         )
     )
     embedded.start()

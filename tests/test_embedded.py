@@ -99,6 +99,37 @@ def test_start_status_stop_lifecycle(tmp_path: Path) -> None:
     assert "metisgraph-neo4j: stopping" in embedded.log_file.read_text()
 
 
+def test_a_second_start_begins_from_the_first_runs_aot_cache(tmp_path: Path) -> None:
+    """Issue 23 (warm from the first minute): on Java 25+ the first run records an AOT cache
+    (classes, the JIT's method profiles), written when it stops; the next start uses it."""
+    from metisgraph.graph.embedded.java import AOT_JAVA, java_major
+
+    java = find_java()
+    if (java_major(java) or 0) < AOT_JAVA:
+        pytest.skip(f"Java {java_major(java)}: no AOT cache before Java {AOT_JAVA}")
+    settings = EmbeddedNeo4jSettings(
+        home=tmp_path / "neo4j", port=_free_port(), heap="256m", heap_max="512m", pagecache="64m"
+    )
+    embedded = EmbeddedNeo4j(settings)
+    assert not embedded.aot_cache.exists()
+    embedded.start()
+    embedded.stop()
+    assert embedded.aot_cache.exists() and embedded.aot_cache.stat().st_size > 1_000_000
+    offset = embedded.log_file.stat().st_size
+    embedded.start()
+    try:
+        pid = embedded.status().pid
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        assert f"-XX:AOTCache={embedded.aot_cache}".encode() in cmdline
+    finally:
+        embedded.stop()
+    with embedded.log_file.open("rb") as log:
+        log.seek(offset)
+        assert b"[error][aot]" not in log.read().replace(b" ", b"")  # the cache was taken
+    off = EmbeddedNeo4j(settings.model_copy(update={"aot_cache": False}))
+    assert off._aot_options(java) == []
+
+
 def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
     env: dict[str, Any] = {
         **os.environ,

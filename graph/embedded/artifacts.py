@@ -7,6 +7,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import zipfile
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 from metisgraph.graph.embedded.errors import EmbeddedNeo4jError
 from metisgraph.graph.embedded.java import find_java
 
-__all__ = ["LAUNCHER", "file_lock", "prepare_artifacts"]
+__all__ = ["LAUNCHER", "file_lock", "launcher_jar", "prepare_artifacts"]
 
 LAUNCHER = "Launcher"
 
@@ -83,3 +84,19 @@ def _compile_launcher(artifacts: Path, java: Path) -> None:
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise EmbeddedNeo4jError(f"could not compile the launcher:\n{result.stderr[-3000:]}")
+
+
+def launcher_jar(artifacts: Path) -> Path:
+    """The compiled launcher as a jar (made once): a JDK 25 AOT cache archives classes from
+    jars only, and refuses a class path that holds a non-empty directory."""
+    jar = artifacts / "launcher.jar"
+    if jar.exists():
+        return jar
+    classes = artifacts / "classes"
+    partial = jar.with_suffix(f".{os.getpid()}.tmp")
+    with zipfile.ZipFile(partial, "w") as out:
+        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+        for path in sorted(classes.rglob("*.class")):
+            out.write(path, path.relative_to(classes).as_posix())
+    partial.replace(jar)
+    return jar

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from metisgraph.graph.embedded.errors import EmbeddedNeo4jError
 
-__all__ = ["JVM_OPTIONS", "MIN_JAVA", "find_java"]
+__all__ = ["AOT_JAVA", "JVM_OPTIONS", "MIN_JAVA", "find_java", "java_major"]
 
 MIN_JAVA = 21
+AOT_JAVA = 25  # an ahead-of-time cache with the JIT's method profiles (JEP 514, 515)
 # What Neo4j's own start script passes, less what only a packaged server needs. The vector
 # module lets Lucene compute vector distances with SIMD: without it every vector index
 # insert and search runs the scalar fallback (Lucene warns "Java vector incubator module
@@ -36,7 +37,7 @@ JVM_OPTIONS = (
 )
 
 
-def _java_major(java: Path) -> int | None:
+def java_major(java: Path) -> int | None:
     try:
         out = subprocess.run(
             [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
@@ -67,7 +68,7 @@ def find_java(java_home: Path | None = None) -> Path:
     for java in candidates:
         if not java.is_file():
             continue
-        major = _java_major(java)
+        major = java_major(java)
         if major is not None and major >= MIN_JAVA and (best is None or major > best[0]):
             best = (major, java)
         if java_home and best and java.is_relative_to(java_home):

@@ -10,9 +10,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from metisgraph.graph.embedded.artifacts import LAUNCHER, file_lock, prepare_artifacts
+from metisgraph.graph.embedded.artifacts import (
+    LAUNCHER,
+    file_lock,
+    launcher_jar,
+    prepare_artifacts,
+)
 from metisgraph.graph.embedded.errors import EmbeddedNeo4jError
-from metisgraph.graph.embedded.java import JVM_OPTIONS, find_java
+from metisgraph.graph.embedded.java import AOT_JAVA, JVM_OPTIONS, find_java, java_major
 from metisgraph.graph.embedded.process import exit_code, pid_alive, port_open, spawn_detached
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 
@@ -124,12 +129,13 @@ class EmbeddedNeo4j:
             self.home.mkdir(parents=True, exist_ok=True)
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
             self._write_config()
-            classpath = f"{artifacts / 'classes'}:{artifacts / 'lib' / '*'}"
+            classpath = f"{launcher_jar(artifacts)}:{artifacts / 'lib' / '*'}"
             cmd = [
                 str(java),
                 f"-Xms{self.settings.heap}",
                 f"-Xmx{self.settings.heap_max}",
                 *JVM_OPTIONS,
+                *self._aot_options(java),
                 "-cp",
                 classpath,
                 LAUNCHER,
@@ -141,6 +147,24 @@ class EmbeddedNeo4j:
             self.pid_file.write_text(f"{pid}\n")
             self._wait_ready(pid, offset)
             return True
+
+    @property
+    def aot_cache(self) -> Path:
+        """The JVM's ahead-of-time cache for this Neo4j version (Java 25+)."""
+        return self.home / "aot" / f"neo4j-{self.settings.version}.aot"
+
+    def _aot_options(self, java: Path) -> list[str]:
+        """Start from the AOT cache when there is one (classes loaded and linked, the JIT's
+        method profiles: the read path compiles early); else record one, written when this
+        run stops. A cache the JVM cannot use (another JDK build) is ignored with a warning
+        in the launcher's log, and made again by deleting it."""
+        major = java_major(java)
+        if not self.settings.aot_cache or major is None or major < AOT_JAVA:
+            return []
+        if self.aot_cache.exists():
+            return [f"-XX:AOTCache={self.aot_cache}"]
+        self.aot_cache.parent.mkdir(parents=True, exist_ok=True)
+        return [f"-XX:AOTCacheOutput={self.aot_cache}"]
 
     def _wait_ready(self, pid: int, offset: int) -> None:
         deadline = time.monotonic() + self.settings.start_timeout
