@@ -71,6 +71,7 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
             heap="512m",
             heap_max="1g",
             pagecache="256m",
+            aot_cache=False,  # recording one costs ~30 s at the stop (test_embedded.py has it)
         )
     )
     started = embedded.start()

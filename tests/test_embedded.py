@@ -75,7 +75,12 @@ def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) 
 @pytest.mark.slow
 def test_start_status_stop_lifecycle(tmp_path: Path) -> None:
     settings = EmbeddedNeo4jSettings(
-        home=tmp_path / "neo4j", port=_free_port(), heap="256m", heap_max="512m", pagecache="64m"
+        home=tmp_path / "neo4j",
+        port=_free_port(),
+        heap="256m",
+        heap_max="512m",
+        pagecache="64m",
+        aot_cache=False,  # recorded in the test below
     )
     embedded = EmbeddedNeo4j(settings)
     assert not embedded.status().running
