@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shadow packages)
 
 from metisgraph.api.services import open_services  # noqa: E402
-from metisgraph.api.settings import Settings  # noqa: E402
 from metisgraph.graph import recall  # noqa: E402
 from metisgraph.graph.cypher import load_queries  # noqa: E402
 from metisgraph.graph.store import GraphStore  # noqa: E402
@@ -83,7 +82,7 @@ async def _run(args: argparse.Namespace) -> None:
         return rows
 
     queries = [json.loads(line) for line in (args.directory / "queries.jsonl").open()][: args.n]
-    async with open_services(Settings()) as services:
+    async with open_services() as services:
         GraphStore._read = profiled  # type: ignore[method-assign]
         try:
             for i, q in enumerate(queries):
