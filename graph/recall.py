@@ -168,10 +168,13 @@ def _fix(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
-    """A reason to return nothing when the best evidence is weak, else None."""
+    """A reason to return nothing when the best evidence is weak, else None. Without a
+    vector channel's answer (all dropped) there is no similarity to judge by."""
     if not hits:
         return "no memory in the readable projects matches the question"
     if any(name in hit.channels for hit in hits for name in _STRONG_GRAPH):
+        return None
+    if set(_VECTOR_CHANNELS) <= set(hits[0].dropped):
         return None
     best = max((hit.channels.get(c, 0.0) for hit in hits for c in _VECTOR_CHANNELS), default=0.0)
     if best < req.settings.abstain_below:

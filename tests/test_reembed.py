@@ -53,7 +53,8 @@ def _records(project: str) -> list[Parsed]:
 async def _vectors(store: Any, project: str) -> dict[tuple[str, str, str], list[float]]:
     rows = await store.run_text(
         "MATCH (n {project: $p}) WHERE n.embedding IS NOT NULL "
-        "RETURN labels(n)[0] AS label, coalesce(n.id, n.key) AS id, properties(n) AS props",
+        "RETURN labels(n)[0] AS label, coalesce(n.id, n.key, n.episode + '/' + n.of) AS id, "
+        "properties(n) AS props",
         {"p": project},
         read=True,
     )
@@ -96,7 +97,9 @@ async def test_another_model_is_refused_and_a_reembedding_equals_an_ingest_with_
     # What a re-embedding stores is what an ingest with the new model stores, vector by vector.
     await _ingest(scratch_store, new, "fresh")
     reembedded, fresh = await _vectors(scratch_store, "mem"), await _vectors(scratch_store, "fresh")
-    assert len(reembedded) == 10  # 4 episodes, 1 title, 3 contexts, 1 snippet, 1 error
+    # 4 episodes, 1 title, 3 contexts, 1 snippet, 1 error; and the episodes' 8 vectors again
+    # as EpisodeVector nodes (the one index recall searches)
+    assert len(reembedded) == 18
     _assert_same(reembedded, fresh)
     marks = await scratch_store.run_text(
         "MATCH (n) WHERE n._embedded_with IS NOT NULL RETURN count(n) AS n", read=True
