@@ -158,7 +158,7 @@ async def test_risky_code_runs_only_once_approved(
 async def test_the_network_is_unreachable(
     store: GraphStore, embedder: Any, project: str, settings: SandboxSettings
 ) -> None:
-    # Addresses go in by the command line: stored tests are abstracted (an IP becomes <IP>).
+    # Addresses go in by the command line (the port is only known once listening).
     test = (
         "import socket, sys\n"
         "try:\n"
@@ -390,3 +390,33 @@ def test_the_default_uid_is_not_root_and_owns_nothing_in_the_usual_places() -> N
     for place in ("/usr", "/etc", "/root", "/home", "/tmp", "/var"):
         if os.path.isdir(place):
             assert os.stat(place).st_uid != uid
+
+
+async def test_stored_tests_keep_their_values_and_run_without_a_command(
+    store: GraphStore, embedder: Any, project: str, settings: SandboxSettings
+) -> None:
+    """A test is code that must run: its numbers and timestamps stay as written (only
+    secrets go), and verify runs it when no command is given."""
+    code = (
+        "def order_total(order_id, created='2026-03-01T09:30:00Z'):\n"
+        "    return order_id % 1000 + int(created[:4])\n"
+    )
+    tests = [
+        "assert order_total(1234567) == 567 + 2026\n"
+        "assert order_total(1234567, '2025-01-01T00:00:00Z') == 567 + 2025\n"
+        "API_KEY = 'sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0'\n"
+    ]
+    snippet_id = await _snippet(store, embedder, project, code, tests)
+    rows = await store.run_text(
+        "MATCH (s:Snippet {project: $p, id: $id}) RETURN s.tests AS tests",
+        {"p": project, "id": snippet_id},
+        read=True,
+    )
+    (stored,) = rows[0]["tests"]
+    assert "order_total(1234567)" in stored and "2025-01-01T00:00:00Z" in stored
+    assert "sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0" not in stored  # the secret is not kept
+    assert "{{api_key}}" in stored  # lifted: a credential has no stored value
+    refused = await _verify(store, settings, project, snippet_id)
+    assert refused.status == "refused" and "{{api_key}}" in (refused.reason or "")
+    verdict = await _verify(store, settings, project, snippet_id, parameters={"api_key": "k"})
+    assert verdict.status == "passed", verdict

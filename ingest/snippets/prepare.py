@@ -1,8 +1,9 @@
 """One piece of code, analysed, as code memory stores it: a PreparedSnippet.
 
-Every text stored is made safe here: templates come from analysis (credentials lifted, the
-redactor over them), and names, descriptions, paths, tests and examples go through the
-sanitizer. What the vector stands for and the full-text keywords are decided here too.
+Every text stored is made safe here: templates, tests and examples are code that must run,
+so they come from analysis (credentials lifted, the redactor over them), and names,
+descriptions and paths go through the sanitizer. What the vector stands for and the
+full-text keywords are decided here too.
 """
 
 from __future__ import annotations
@@ -225,5 +226,7 @@ def _clean(text: str | None) -> str | None:
 
 
 def _clean_code(code: str, language: str) -> str:
-    """Tests and examples are code: credentials lifted as in templates, then sanitized."""
-    return sanitize(without_secrets(code, language)).text
+    """Tests and examples are code that must still run: credentials lifted as in templates
+    and the redactor over the rest, but no abstraction (``order_total(1234567)`` must not
+    become ``order_total(<NUM>)``, a test no sandbox can run)."""
+    return without_secrets(code, language)
