@@ -242,3 +242,12 @@ CALL (e) {
   SET v.embedding = made.vector
 } IN TRANSACTIONS OF 1000 ROWS
 RETURN count(*) AS episodes
+
+// name: forget_instance_details
+// mode: batch
+// Migration 6: the originals behind <HOST>, <IP>, <EMAIL>, <HOME> … were kept on every
+// episode without anyone asking; none is kept unless an operator opts in
+// (METISGRAPH_KEEP_INSTANCE_DETAILS), so what was kept before goes.
+MATCH (e:Episode) WHERE e.details IS NOT NULL
+CALL (e) { REMOVE e.details } IN TRANSACTIONS OF 1000 ROWS
+RETURN count(*) AS episodes_cleared

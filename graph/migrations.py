@@ -86,6 +86,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "an episode's vectors as EpisodeVector nodes, searched in one index",
         cypher_step("migrate_episode_vectors"),
     ),
+    Migration(
+        6,
+        "instance details (the originals behind placeholders) no longer kept by default",
+        cypher_step("forget_instance_details"),
+    ),
 )
 
 

@@ -289,3 +289,23 @@ def test_opted_in_details_are_for_admins_alone_and_go_with_forget(opted_in: Opte
     deleted = opted_in.ask("admin", FORGET, p=p, e=written["id"])["data"]["forget"]["deleted"]
     assert deleted >= 1
     assert _leaks(_stored_text(opted_in.neo4j, p)) == []
+
+
+@pytest.mark.anyio
+async def test_migration_6_removes_the_details_kept_before(store: Any, project: str) -> None:
+    from metisgraph.ingest.migrations import MIGRATIONS
+
+    (six,) = [m for m in MIGRATIONS if m.version == 6]
+    kept = json.dumps({"EMAIL": [EMAIL], "IP": [IP], "HOME": [HOME]})
+    await store.run_text(
+        "CREATE (:Episode {project: $p, id: 'old', summary: 'mailed <EMAIL>', details: $d})",
+        {"p": project, "d": kept},
+    )
+    changes = await six.step(store)
+    assert changes["episodes_cleared"] >= 1
+    rows = await store.run_text(
+        "MATCH (e:Episode {project: $p, id: 'old'}) RETURN e.details AS details, e.summary AS s",
+        {"p": project},
+        read=True,
+    )
+    assert rows == [{"details": None, "s": "mailed <EMAIL>"}]
