@@ -62,3 +62,11 @@ def test_a_question_refuses_a_lone_surrogate_as_records_do(question: Question, f
     other way in (the CLI, a program using the library)."""
     with pytest.raises(QuestionError, match=f"^{field}: text holds a lone surrogate"):
         check(question)
+
+
+@pytest.mark.parametrize("body", [b"0", b'"query"', b"null", b"true"])
+def test_a_body_that_is_no_json_object_is_a_400(client: Any, body: bytes) -> None:
+    """Found by tests/test_fuzz_transport.py: a JSON scalar body was a 500 (AttributeError)."""
+    answer = _post(client, body)
+    assert answer.status_code == 400, answer.text
+    assert "request body is not a JSON object" in answer.text

@@ -46,6 +46,8 @@ def request_json(data: str | bytes) -> Any:
         raise BadBody(_too_deep("request body")) from None
     except json.JSONDecodeError as exc:
         raise BadBody(f"request body is not JSON: {exc}") from None
+    if not isinstance(decoded, dict | list):  # strawberry reads it as a mapping: a 500
+        raise BadBody(f"request body is not a JSON object: got {type(decoded).__name__}")
     if isinstance(decoded, dict | list):
         found = hazards({"body": decoded})
         if found:
