@@ -59,6 +59,7 @@ REQUIRED: dict[str, Scope] = {
     "Query.testLineage": Scope.read,
     "Query.projects": Scope.read,
     "Query.errors": Scope.read,
+    "Query.tools": Scope.read,
     "Query.error": Scope.read,
     "Query.task": Scope.read,
     "Query.node": Scope.read,

@@ -175,3 +175,15 @@ MATCH (a)-[r]->(b)
 WHERE elementId(b) IN $elements
 RETURN elementId(a) AS source, type(r) AS type, elementId(b) AS target,
        properties(r) AS props
+
+// name: project_tools
+// mode: read
+// A project's tools with their statistics (recount_tools), the most failing first: the
+// failure rate, then the failures, then the uses. Tools no remaining episode uses are left out.
+MATCH (t:Tool {project: $project})
+WHERE t.uses >= $min_uses
+RETURN t.name AS name, t.kind AS kind, t.uses AS uses, t.successes AS successes,
+       t.failures AS failures, t.failure_rate AS failure_rate,
+       t.last_used_at AS last_used_at
+ORDER BY t.failure_rate DESC, t.failures DESC, t.uses DESC, t.name
+LIMIT $first

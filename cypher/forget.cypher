@@ -39,7 +39,7 @@ RETURN [(t)-[:HAS_EPISODE]->(e:Episode {project: $project}) | e.id] AS ids
 // name: forget_footprint
 // mode: read
 // What the episodes touch besides themselves: their tasks, the patterns that summarize them,
-// the errors they hit or resolved, the snippets they made or used.
+// the errors they hit or resolved, the snippets they made or used, the tools they used.
 UNWIND $ids AS id
 MATCH (e:Episode {project: $project, id: id})
 RETURN collect(DISTINCT e.task_id) AS tasks,
@@ -48,7 +48,9 @@ RETURN collect(DISTINCT e.task_id) AS tasks,
        COLLECT { UNWIND $ids AS i MATCH (:Episode {project: $project, id: i})-[:HIT|RESOLVED]->(r:Error {project: $project})
                  RETURN DISTINCT r.key } AS errors,
        COLLECT { UNWIND $ids AS i MATCH (:Episode {project: $project, id: i})-[:GENERATED|USED|MODIFIED]->(s:Snippet {project: $project})
-                 RETURN DISTINCT s.id } AS snippets
+                 RETURN DISTINCT s.id } AS snippets,
+       COLLECT { UNWIND $ids AS i MATCH (:Episode {project: $project, id: i})-[:USED_TOOL]->(t:Tool {project: $project})
+                 RETURN DISTINCT t.name } AS tools
 
 // name: forget_episodes
 // mode: write

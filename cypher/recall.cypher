@@ -388,7 +388,8 @@ RETURN EXISTS {
 // Everything recall returns about its hits, in one round trip: the episode (its facts and
 // action parameters as stored JSON), its task, its constraints and how it ended (the tests
 // its harness verdict failed), its errors, environment, neighbouring steps, contradictions, the newer
-// fixes that superseded it, its project's clock (for decay) and the snippets across the
+// fixes that superseded it, its project's clock (for decay), the tools it used with their
+// statistics (recount_tools) and the snippets across the
 // bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
 // {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
 // {{steps}}: the neighbouring steps (`recall_steps`) when the caller shows them, else
@@ -453,6 +454,13 @@ CALL (e) {
   RETURN collect(g.name) AS tag_names
 }
 CALL (e) {
+  OPTIONAL MATCH (e)-[:USED_TOOL]->(u:Tool {project: e.project})
+  WITH u ORDER BY u.name
+  RETURN collect(u {.name, .kind, .uses, .successes, .failures, .failure_rate,
+                    last_used_at: u.last_used_at.epochSeconds * 1000000
+                                  + u.last_used_at.microsecond})[..10] AS tools
+}
+CALL (e) {
   OPTIONAL MATCH (d:Episode {project: e.project})-[:DUPLICATE_OF]->(e)
   WITH d ORDER BY d.id
   RETURN collect(d.id) AS duplicates
@@ -476,7 +484,7 @@ RETURN key.project AS project, key.id AS id,
             started_at: t.started_at.epochSeconds * 1000000 + t.started_at.microsecond,
             ended_at: t.ended_at.epochSeconds * 1000000 + t.ended_at.microsecond,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts, superseded_by, fixed_by, clock,
+       errors, environment, previous, next, contradicts, superseded_by, fixed_by, clock, tools,
        {{episode_snippets}} AS snippets
 
 // name: recall_steps

@@ -318,3 +318,22 @@ CALL (t, e, r, link) {
   SET f.episode = e.id, f.at = e.created_at, f.rule = link.rule, f.why = link.why,
       f.confidence = link.confidence
 }
+
+// name: recount_tools
+// mode: write
+// A tool's statistics in its project, recounted from the episodes that used it (so a write
+// again, an outcome changed or an episode forgotten leaves them true): uses, successes,
+// failures, the last use, and the failure rate the `tools` query ranks by.
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (t:Tool {project: row.project, name: row.name})
+CALL (t) {
+  OPTIONAL MATCH (e:Episode {project: t.project})-[:USED_TOOL]->(t)
+  RETURN count(e) AS uses,
+         count(CASE WHEN e.outcome = 'success' THEN 1 END) AS successes,
+         count(CASE WHEN e.outcome = 'failure' THEN 1 END) AS failures,
+         max(e.created_at) AS last_used_at
+}
+SET t.uses = uses, t.successes = successes, t.failures = failures,
+    t.last_used_at = last_used_at,
+    t.failure_rate = CASE WHEN uses = 0 THEN null ELSE toFloat(failures) / uses END

@@ -78,6 +78,7 @@ class Hit:
     # What fixed the errors it hit (the lineage's fix links), grouped by action, fixes first:
     # {kind, action, runs, links, confidence, episode, summary, parameters, why, error}.
     fixed_by: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)  # used, with their statistics
 
 
 @dataclass
@@ -103,6 +104,8 @@ def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
         for key in _TASK_MOMENTS:
             task[key] = moment_of_micros(task.get(key))
     row["clock"] = moment_of_micros(row.get("clock"))
+    for tool in row.get("tools") or []:
+        tool["last_used_at"] = moment_of_micros(tool.get("last_used_at"))
     return row
 
 
@@ -159,6 +162,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         evidence=evidence(episode, req.settings.trust, clock),
         superseded_by=superseded_by,
         fixed_by=[_fix(f) for f in row.get("fixed_by") or [] if f],
+        tools=list(row.get("tools") or []),
     )
 
 

@@ -90,6 +90,8 @@ class WriteBatch:
         plan.extend(self.extra)
         if self.resolved_tasks:
             plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))
+        if self.tools:  # after the outcomes a resolution may have changed
+            plan.append(("recount_tools", {"rows": self.tools}))
         # Last: the code across the bridge and what resolved what are written by then.
         plan.extend(
             situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])

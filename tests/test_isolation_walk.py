@@ -172,6 +172,11 @@ def _trends(w: Walk) -> None:
     assert all(h["id"] not in w.ids.values() for h in hits), found
 
 
+@_case("project")
+def _tools(w: Walk) -> None:
+    w.refused("query($p: String!) { tools(project: $p) { name uses } }", p=w.b)
+
+
 @_case("id")
 def _error(w: Walk) -> None:
     w.nothing("query($id: ID!) { error(id: $id) { id } }", id=w.ids["error"])
@@ -331,6 +336,7 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.errors": _errors,
     "Query.search": _search,
     "Query.trends": _trends,
+    "Query.tools": _tools,
     "Query.error": _error,
     "Query.task": _task,
     "Query.node": _node,

@@ -32,10 +32,12 @@ __all__ = [
     "SnippetRelation",
     "Source",
     "TaskStatus",
+    "ToolStats",
     "VerifiedEnvironment",
     "environment_record",
     "environment_view",
     "plain",
+    "tool_stats_view",
     "verified_environment_view",
 ]
 
@@ -171,3 +173,22 @@ def verified_environment_view(row: dict[str, Any]) -> VerifiedEnvironment:
         duration_ms=row.get("duration_ms"),
         output_tail=row.get("output_tail"),
     )
+
+
+@strawberry.type(description="A tool used in a project, with how its uses went there.")
+class ToolStats:
+    name: str
+    kind: str | None
+    uses: int = strawberry.field(description="Episodes of the project that used it")
+    successes: int
+    failures: int
+    failure_rate: float | None = strawberry.field(description="failures / uses")
+    last_used_at: datetime | None = strawberry.field(description="Its latest episode's time")
+
+
+def tool_stats_view(row: dict[str, Any]) -> ToolStats:
+    return ToolStats(
+        name=row["name"], kind=row.get("kind"), uses=int(row.get("uses") or 0),
+        successes=int(row.get("successes") or 0), failures=int(row.get("failures") or 0),
+        failure_rate=row.get("failure_rate"), last_used_at=native_value(row.get("last_used_at")),
+    )  # fmt: skip

@@ -8,6 +8,7 @@ from typing import Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from metisgraph.api.graphql.common_types import ToolStats, tool_stats_view
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import ErrorFields, PageInfo, error_fields
 from metisgraph.api.graphql.tenancy import readable_projects, readable_ref, utc, visible_projects
@@ -32,6 +33,8 @@ from metisgraph.graph.explore import (
 )
 
 __all__ = ["ExploreQuery"]
+
+MAX_TOOLS = 500
 
 strawberry.enum(
     ErrorOrder,
@@ -223,6 +226,22 @@ class ExploreQuery:
             total_count=page.total,
             page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next),
         )
+
+    @strawberry.field(
+        description="A project's tools with how their uses went there, the most failing "
+        f"first (failure rate, then failures, then uses); at most {MAX_TOOLS}."
+    )
+    async def tools(
+        self, info: Info, project: str, first: int = 50, min_uses: int = 1
+    ) -> list[ToolStats]:
+        services = info.context.ready_services()
+        info.context.require(info, project)
+        if not 1 <= first <= MAX_TOOLS:
+            raise UserError(f"first must be between 1 and {MAX_TOOLS}, got {first}")
+        rows = await services.store.run(
+            "project_tools", project=project, first=first, min_uses=max(min_uses, 0)
+        )
+        return [tool_stats_view(r) for r in rows]
 
     @strawberry.field(description="One error by its global id; null when not found.")
     async def error(self, info: Info, id: strawberry.ID) -> ErrorNode | None:

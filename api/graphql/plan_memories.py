@@ -115,6 +115,8 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
     lines += _task_lines(hit.task, kind == "failure")
+    tools = _tools(hit.tools)
+    lines += [f"tools: {tools}"] if tools else []
     summary = _first_line(e.get("summary") or e.get("title"))  # its first line: the step
     heading = f"{summary} (outcome {outcome}; id {e['id']})"
     return Memory(
@@ -170,6 +172,16 @@ def _fixes(hit: Hit, placed: dict[str, int], after: int) -> tuple[list[Memory], 
     label = after + len(above) + 1  # the hit's own label
     below = [f for f in rows if f.get("kind") == "workaround"]
     return [_fix_memory(f, hit, label) for f in above], [_fix_memory(f, hit, label) for f in below]
+
+
+def _tools(tools: list[dict[str, Any]]) -> str:
+    """The tools an episode used, each with how its uses went in the project."""
+    return "; ".join(
+        f"{t['name']} ({t.get('uses') or 0} uses, {t.get('successes') or 0} succeeded, "
+        f"{t.get('failures') or 0} failed"
+        + (f", last {t['last_used_at']:%Y-%m-%d})" if t.get("last_used_at") else ")")
+        for t in tools[:5]
+    )
 
 
 def _pattern_memory(found: PatternHit) -> Memory:

@@ -10,7 +10,12 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from metisgraph.api.graphql.common_types import Environment, environment_view
+from metisgraph.api.graphql.common_types import (
+    Environment,
+    ToolStats,
+    environment_view,
+    tool_stats_view,
+)
 from metisgraph.api.graphql.fix_types import HitFix, hit_fix
 from metisgraph.api.graphql.snippet_types import Compatibility, Snippet, snippet_view
 from metisgraph.graph import Conflict as FoundConflict
@@ -146,6 +151,9 @@ class Why:
     dropped: list[str] = strawberry.field(
         description="Channels that failed for this question: the ranking lacks their evidence "
         "(RecallResult.warnings says why)"
+    )
+    tools: list[ToolStats] = strawberry.field(
+        description="The tools the episode used, with how their uses went in its project"
     )
 
 
@@ -387,6 +395,7 @@ def _why(hit: Hit) -> Why:
         trust=trust,
         evidence=TrustEvidence(**hit.evidence),
         dropped=hit.dropped,
+        tools=[tool_stats_view(t) for t in hit.tools],
     )
 
 

@@ -69,6 +69,9 @@ async def forget_episodes(
     errors = list(touched.get("errors") or [])
     await _errors(store, project, errors)
     await _snippets(store, project, list(touched.get("snippets") or []))
+    tools = [{"project": project, "name": n} for n in touched.get("tools") or []]
+    if tools:  # their statistics without the forgotten episodes
+        await store.run("recount_tools", rows=tools)
     return Forgotten(deleted, len(patterns), dissolved, len(errors))
 
 
