@@ -19,6 +19,7 @@ if typing.TYPE_CHECKING:
     from metisgraph.ingest.pipeline import DeadLetter, Ingestor, IngestSummary
     from metisgraph.ingest.records import (
         MAX_CODE_CHARS,
+        PROJECT_NAME,
         SCHEMA_VERSION,
         Action,
         EnvironmentInput,
@@ -42,6 +43,7 @@ __all__ = [
     "FORMATS",
     "MAX_CODE_CHARS",
     "MIGRATIONS",
+    "PROJECT_NAME",
     "SCHEMA_VERSION",
     "Abstracted",
     "Action",

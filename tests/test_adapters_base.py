@@ -27,6 +27,7 @@ def test_public_names_are_what_the_package_claims() -> None:
     expected = {
         "FORMATS", "MAX_DEPTH", "FieldError", "Parsed", "Record", "Refused", "SourceFile",
         "SourceRef", "UnknownFormatError", "corpus_episode", "derive_project", "detect_format",
+        "hazards",
         "list_sources", "parse_datetime", "printable", "read_path", "validate_record",
     }  # fmt: skip
     assert set(adapters.__all__) == expected

@@ -18,8 +18,8 @@ from metisgraph.api.graphql.common_types import (
     plain,
 )
 from metisgraph.api.graphql.context import Info, UserError
+from metisgraph.ingest import PROJECT_NAME
 from metisgraph.ingest.adapters import Parsed, Refused, SourceRef, printable, validate_record
-from metisgraph.ingest.records import PROJECT_NAME
 
 __all__ = [
     "MAX_RECORDS_PER_CALL",

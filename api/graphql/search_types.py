@@ -15,9 +15,8 @@ from metisgraph.api.graphql.explore_types import ErrorItem
 from metisgraph.api.graphql.graph_types import Step, error_fields, step
 from metisgraph.api.graphql.tenancy import readable_projects, visible_projects
 from metisgraph.graph import NodeRef
-from metisgraph.graph.explore import ErrorRow
+from metisgraph.graph.explore import MAX_SEARCH, ErrorRow, episodes_by_text, errors_by_members
 from metisgraph.graph.explore import projects as project_rows
-from metisgraph.graph.explore.search import MAX_SEARCH, episodes_by_text, errors_by_members
 from metisgraph.graph.lineage import ErrorKey, error_members
 from metisgraph.ingest.errors import extract_errors
 from metisgraph.ingest.sanitize import sanitize

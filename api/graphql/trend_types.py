@@ -14,9 +14,9 @@ from metisgraph.api.graphql.graph_types import error_fields
 from metisgraph.api.graphql.lineage_types import ErrorRef
 from metisgraph.api.graphql.tenancy import readable_projects, utc
 from metisgraph.graph import NodeRef
-from metisgraph.graph.explore import ErrorRow
-from metisgraph.graph.explore.trends import (
+from metisgraph.graph.explore import (
     MAX_TOP,
+    ErrorRow,
     new_errors,
     recurring_errors,
     weekly_sightings,

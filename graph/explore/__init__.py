@@ -32,11 +32,24 @@ if typing.TYPE_CHECKING:
         nodes_by_ref,
     )
     from metisgraph.graph.explore.order import ErrorOrder
+    from metisgraph.graph.explore.search import (
+        MAX_SEARCH,
+        EpisodeHit,
+        episodes_by_text,
+        errors_by_members,
+    )
     from metisgraph.graph.explore.titles import (
         HIDDEN_PROPERTIES,
         VECTOR_PROPERTIES,
         shown_properties,
         title_of,
+    )
+    from metisgraph.graph.explore.trends import (
+        MAX_TOP,
+        WeekCount,
+        new_errors,
+        recurring_errors,
+        weekly_sightings,
     )
 
 __all__ = [
@@ -44,9 +57,12 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_ERRORS_PAGE",
     "MAX_NEIGHBOURHOOD",
+    "MAX_SEARCH",
     "MAX_TASK_STEPS",
+    "MAX_TOP",
     "VECTOR_PROPERTIES",
     "Edge",
+    "EpisodeHit",
     "ErrorDetail",
     "ErrorOrder",
     "ErrorPage",
@@ -56,14 +72,20 @@ __all__ = [
     "ProjectRow",
     "TaskChain",
     "TaskStep",
+    "WeekCount",
+    "episodes_by_text",
     "error_detail",
     "error_page",
+    "errors_by_members",
     "neighbourhood",
+    "new_errors",
     "nodes_by_ref",
     "projects",
+    "recurring_errors",
     "shown_properties",
     "task_chain",
     "title_of",
+    "weekly_sightings",
 ]
 
 if not typing.TYPE_CHECKING:
