@@ -2,7 +2,8 @@
 refused with a clear 400 — never a 500 — when it is not JSON text we can work on.
 
 What a body may not hold, whatever the field (the rule records have, ingest/adapters/
-hazards.py, applied to the whole request: the query, every variable, the extensions): bytes
+hazards.py, applied to the whole request: the query, every variable, the extensions — but
+a batch's records, which that rule refuses one by one): bytes
 that are not UTF-8, a lone surrogate (``"\\udfff"``: a Python string but not text; the
 tokenizer, the hash and the store all fail on it far from where it came in), and values
 nested more than ``MAX_DEPTH`` deep (the decoder's and every later walk's stack).
@@ -49,12 +50,31 @@ def request_json(data: str | bytes) -> Any:
     if not isinstance(decoded, dict | list):  # strawberry reads it as a mapping: a 500
         raise BadBody(f"request body is not a JSON object: got {type(decoded).__name__}")
     if isinstance(decoded, dict | list):
-        found = hazards({"body": decoded})
+        found = hazards({"body": _without_record_batches(decoded)})
         if found:
             where, message = found[0]
             path = ".".join(str(p) for p in where[1:]) or "body"
             raise BadBody(f"request {path}: {message}")
     return decoded
+
+
+def _without_record_batches(body: dict[str, Any] | list[Any]) -> dict[str, Any] | list[Any]:
+    """The body with each object inside a list variable left out of the transport's check.
+
+    Those are record batches (``recordEpisodes(inputs: [...])``): each record is checked
+    by the record rule itself, which refuses the one that holds a hazard, naming its field,
+    and writes the rest — one crafted record is one refusal, through every door. The
+    decoder's own depth bound (a ``RecursionError``, above) still covers them.
+    """
+    if not isinstance(body, dict) or not isinstance(body.get("variables"), dict):
+        return body
+    variables = {
+        name: [None if isinstance(item, dict) else item for item in value]
+        if isinstance(value, list)
+        else value
+        for name, value in body["variables"].items()
+    }
+    return {**body, "variables": variables}
 
 
 def _too_deep(what: str) -> str:
