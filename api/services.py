@@ -95,10 +95,12 @@ class Services:
     def vector_filters(self) -> bool:
         return bool(self.server and self.server.supports_vector_filters)
 
-    async def warm_up(self) -> None:
-        """Start the embedded Neo4j if we own it, load the model, apply the schema."""
+    async def warm_up(self, *, reads: bool = True) -> None:
+        """Start the embedded Neo4j if we own it, load the model, apply the schema; with
+        ``reads``, ask recall of stored episodes for a bounded time (a server's first callers
+        then find recall's reads compiled — a one-shot command has no later callers)."""
         try:
-            await self._warm_up()
+            await self._warm_up(reads=reads)
             self.readiness.error = None  # a retry that succeeds clears the last failure
         except Exception as exc:
             self.readiness.error = f"{type(exc).__name__}: {exc}"
@@ -112,7 +114,7 @@ class Services:
                 log.exception("start-up failed")
             raise
 
-    async def _warm_up(self) -> None:
+    async def _warm_up(self, *, reads: bool) -> None:
         started = time.perf_counter()
         if self.embedded is not None:
             ours = await anyio.to_thread.run_sync(self.embedded.start)
@@ -137,7 +139,7 @@ class Services:
         if self.settings.api.demo:  # ready means the demo memory can be asked already
             await self.load_demo()
         budget = min(
-            self.settings.api.warm_up_reads_s,
+            self.settings.api.warm_up_reads_s if reads else 0.0,
             _READY_WITHIN_S - (time.monotonic() - self.made_at),
         )
         warmed = await warm_reads(self.store, budget)
@@ -247,7 +249,7 @@ async def open_services(settings: Settings | None = None) -> AsyncIterator[Servi
     settings.api.stop_embedded_on_exit = False
     services = prepare_services(settings)
     try:
-        await services.warm_up()
+        await services.warm_up(reads=False)  # a command asks its own questions, once
         yield services
     finally:
         await services.close()

@@ -33,18 +33,20 @@ class WarmReads:
 
 
 async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmReads:
-    """Ask recall questions made of stored episodes until ``budget_s`` has passed (nothing
-    when the store holds no episode with a vector). A failing read ends the warm-up early;
-    it never fails the start."""
+    """Ask recall questions made of stored episodes until ``budget_s`` has passed — at least
+    one (nothing when the store holds no episode with a vector, or the budget is 0). A
+    failing read ends the warm-up early; it never fails the start."""
     done = WarmReads()
     if budget_s <= 0:
         return done
     started = time.monotonic()
     try:
         rows = await store.run("warm_up_episodes", limit=_SAMPLE)
-        while rows and time.monotonic() - started < budget_s:
+        # At least one question when there are episodes: finding them may take the whole
+        # budget on a store of many projects, and a warm-up that asks nothing warms nothing.
+        while rows and (not done.questions or time.monotonic() - started < budget_s):
             for row in rows:
-                if time.monotonic() - started >= budget_s:
+                if done.questions and time.monotonic() - started >= budget_s:
                     break
                 req = RecallRequest(projects=(row["project"],), text=row["text"], k=k)
                 vectors = QuestionVectors(row["vector"], title=row["title"])

@@ -59,3 +59,24 @@ def test_a_fresh_server_is_ready_after_its_warm_up_reads(app_settings: Any, embe
             assert time.monotonic() - started < 120, body
             time.sleep(0.1)
     assert 0 < body["startup_s"]["warm_reads_s"] < 10, body
+
+
+@pytest.mark.anyio
+async def test_a_command_opens_its_services_without_warm_up_reads(
+    app_settings: Any, store: Any, project: str
+) -> None:
+    """Warm-up reads are for a server's later callers: a one-shot command (ingest, eval,
+    lineage) has none, and asking recall for 20 s first only made every command slower."""
+    from metisgraph.api.services import open_services
+
+    await store.run_text(
+        "CREATE (e:Episode {project: $project, id: 'c1', recallable: true, outcome: 'success', "
+        "review_status: 'unreviewed', active_at: datetime(), summary: 'a command ran', "
+        "embedding: $vector}) MERGE (:Project {name: $project})",
+        {"project": project, "vector": _vector()},
+    )
+    settings = app_settings.model_copy(deep=True)
+    settings.api.warm_up_reads_s = 30.0
+    async with open_services(settings) as services:
+        assert services.readiness.timings["warm_reads_s"] == 0.0
+        assert services.readiness.schema

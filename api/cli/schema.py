@@ -150,7 +150,7 @@ def schema_reembed() -> None:
         services.reembed_progress = progress
         settings.api.stop_embedded_on_exit = False
         try:
-            await services.warm_up()
+            await services.warm_up(reads=False)
             stamp = await read_stamp(services.store)
         finally:
             await services.close()
