@@ -66,6 +66,7 @@ REQUIRED: dict[str, Scope] = {
     "Query.neighbourhood": Scope.read,
     "Query.search": Scope.read,
     "Query.trends": Scope.read,
+    "Query.compare": Scope.read,
     "Query.analytics": Scope.read,
     # Pending memories (risky, waiting for a decision) are for reviewers: kept from the recall
     # and planContext of a caller without review on every project asked (Context.recallable).

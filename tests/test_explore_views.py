@@ -1,6 +1,6 @@
 """The explorer's analyst views in a real chromium against the real app: search (a pasted trace
-finds its error), trends (the chart's numbers are counts worked out by hand), each one's link
-reproducing it."""
+finds its error), trends (the chart's numbers are counts worked out by hand), compare (the
+errors two projects share, worked out by hand), each one's link reproducing it."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from explore_site import (  # noqa: F401  (fixtures)
     browser_fixture,
     site_fixture,
 )
+from story import numpy_error_key
 
 from metisgraph.graph import NodeRef
 from metisgraph.ingest.errors import extract_errors
@@ -37,6 +38,8 @@ PASTED = (
 )
 SEARCH = """query($t: String!) { search(text: $t) {
   errors { id sightings fixes open matched } } }"""
+COMPARE = """query($p: [String!]!) { compare(projects: $p) {
+  shared { key sides { project fixedBy { episode { episodeId } } } } } }"""
 
 
 def test_a_pasted_trace_finds_its_error_and_the_link_keeps_the_search(
@@ -120,3 +123,65 @@ def test_the_trend_chart_and_its_table_hold_the_weekly_counts_worked_out_by_hand
     _open(browser, site, f"#/trends?p={story.shop}&error={error}&{window}", SHOP_TOKEN)
     cells = [row.split() for row in _texts(browser, "#trend-table tbody tr")]
     assert [c[1] for c in cells] == ["3", "0", "3"]
+
+
+def _sides(browser: Any) -> list[list[Any]]:
+    return list(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll('#compare-shared tbody tr'), r => ["
+            "r.querySelector('.shared-error').dataset.key, Array.from(r.querySelectorAll('.side'),"
+            " s => [s.dataset.project, s.querySelector('.count').textContent,"
+            " s.querySelector('.badge').textContent])]);"
+        )
+    )
+
+
+def test_compare_lists_the_errors_two_projects_share_and_the_link_keeps_the_one_opened(
+    browser: Any, site: Site
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    story = site.story
+    numpy, timeout = numpy_error_key(), extract_errors(TIMEOUT)[0].key
+    _open(browser, site, f"#/compare?p={story.shop},{story.billing}", ALL_TOKEN)
+    # By hand: both met the rates timeout (shop 6, billing 3) and the numpy error (2 and 2);
+    # nothing else is in both. Shop fixed the numpy error (March), billing never did.
+    rows = _sides(browser)
+    assert [key for key, _ in rows] == [timeout, numpy]
+    sides = {key: {p: (count, state) for p, count, state in cells} for key, cells in rows}
+    assert sides[timeout] == {story.shop: ("6 sightings", "open"),
+                              story.billing: ("3 sightings", "open")}  # fmt: skip
+    assert {p: c for p, (c, _) in sides[numpy].items()} == {
+        story.shop: "2 sightings",
+        story.billing: "2 sightings",
+    }
+    assert sides[numpy][story.billing][1] == "open"
+    answer = site.ask(ALL_TOKEN, COMPARE, p=story.projects)["compare"]
+    assert [x["key"] for x in answer["shared"]] == [timeout, numpy]
+    shop_fixes = next(s for s in answer["shared"][1]["sides"] if s["project"] == story.shop)
+    assert shop_fixes["fixedBy"], shop_fixes  # the fix the detail lists
+
+    # Opening the numpy error puts it in the link; each project's card says where it was
+    # fixed (shop: the steps lineage credits, on evidence) and what was tried (billing).
+    opener = browser.find_element(By.CSS_SELECTOR, f".shared-error[data-key='{numpy}']")
+    _after(browser, opener.click)
+    assert f"sel={numpy}" in browser.current_url
+    shop = f".compare-card[data-project='{story.shop}']"
+    fixed = _texts(browser, f"{shop} .fixed-by tbody tr")
+    assert [row.split()[2] for row in fixed] == [  # When (2 words), Step, …
+        f["episode"]["episodeId"] for f in shop_fixes["fixedBy"]
+    ]
+    billing = f".compare-card[data-project='{story.billing}']"
+    assert browser.find_elements(By.CSS_SELECTOR, f"{billing} .attempts tbody tr")
+    assert not browser.find_elements(By.CSS_SELECTOR, f"{billing} .fixed-by")
+    _screenshot(browser, "explore-compare.png")
+
+    # The copied link reproduces the view, the opened error too.
+    url = browser.current_url
+    _open(browser, site, url.split("/explore", 1)[1], ALL_TOKEN)
+    assert _sides(browser) == rows
+    assert _texts(browser, f"{shop} .fixed-by tbody tr") == fixed
+    # A token for the shop alone is refused the comparison, and shown nothing of billing.
+    _open(browser, site, url.split("/explore", 1)[1], SHOP_TOKEN)
+    assert f"not allowed to read project(s): {story.billing}" in _texts(browser, "#problems")[0]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#compare-shared")

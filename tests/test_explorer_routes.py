@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from metisgraph.api.http.explorer import explorer_routes
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-OURS = ("explore.js", "dom.js", "lineage.js", "graph.js", "search.js", "trends.js")
+OURS = ("explore.js", "dom.js", "lineage.js", "graph.js", "search.js", "trends.js", "compare.js")
 VENDORED = "cytoscape.esm.min.js"  # Cytoscape.js, MIT: its licence ships beside it
 
 

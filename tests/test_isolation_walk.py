@@ -172,6 +172,15 @@ def _trends(w: Walk) -> None:
     assert all(h["id"] not in w.ids.values() for h in hits), found
 
 
+@_case("projects")
+def _compare(w: Walk) -> None:
+    q = """query($ps: [String!]!) { compare(projects: $ps) {
+      projects shared { key projects sides { id project } } } }"""
+    w.refused(q, ps=[w.a, w.b])
+    w.refused(q, ps=[w.b, f"{w.b}-other"])
+    assert "errors" in w.ask(q, B, ps=[w.b, w.a]), "B's token compared A's project too"
+
+
 @_case("project")
 def _tools(w: Walk) -> None:
     w.refused("query($p: String!) { tools(project: $p) { name uses } }", p=w.b)
@@ -336,6 +345,7 @@ CASES: dict[str, Case | Callable[[Walk], None]] = {
     "Query.errors": _errors,
     "Query.search": _search,
     "Query.trends": _trends,
+    "Query.compare": _compare,
     "Query.tools": _tools,
     "Query.error": _error,
     "Query.task": _task,

@@ -23,6 +23,7 @@ from strawberry.types import ExecutionContext
 
 from metisgraph.api.graphql.analytics_types import AnalyticsQuery
 from metisgraph.api.graphql.audit_types import AuditQuery
+from metisgraph.api.graphql.compare_types import CompareQuery
 from metisgraph.api.graphql.errors import MaskInternalErrors, UnavailableAs503
 from metisgraph.api.graphql.execution import PlainFieldsExecutionContext
 from metisgraph.api.graphql.explore_types import ExploreQuery
@@ -54,6 +55,7 @@ Query = merge_types(
         ExploreQuery,
         SearchQuery,
         TrendQuery,
+        CompareQuery,
         AnalyticsQuery,
         ReviewQuery,
         AuditQuery,

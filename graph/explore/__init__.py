@@ -1,11 +1,22 @@
 """Browsing the graph: projects, errors ranked and paged, one error, one task, any node and
-its neighbourhood — by global ids, inside the projects asked about."""
+its neighbourhood — by global ids, inside the projects asked about; search, trends, and
+projects compared side by side."""
 
 import typing
 
 from metisgraph.graph.faces import lazy_face as _lazy_face
 
 if typing.TYPE_CHECKING:
+    from metisgraph.graph.explore.compare import (
+        MAX_COMPARE,
+        MAX_DEALT,
+        Comparison,
+        Contrast,
+        Dealt,
+        SharedError,
+        Side,
+        compare,
+    )
     from metisgraph.graph.explore.detail import (
         MAX_TASK_STEPS,
         ErrorDetail,
@@ -54,6 +65,8 @@ if typing.TYPE_CHECKING:
 
 __all__ = [
     "HIDDEN_PROPERTIES",
+    "MAX_COMPARE",
+    "MAX_DEALT",
     "MAX_DEPTH",
     "MAX_ERRORS_PAGE",
     "MAX_NEIGHBOURHOOD",
@@ -61,6 +74,9 @@ __all__ = [
     "MAX_TASK_STEPS",
     "MAX_TOP",
     "VECTOR_PROPERTIES",
+    "Comparison",
+    "Contrast",
+    "Dealt",
     "Edge",
     "EpisodeHit",
     "ErrorDetail",
@@ -70,9 +86,12 @@ __all__ = [
     "GraphNode",
     "Neighbourhood",
     "ProjectRow",
+    "SharedError",
+    "Side",
     "TaskChain",
     "TaskStep",
     "WeekCount",
+    "compare",
     "episodes_by_text",
     "error_detail",
     "error_page",

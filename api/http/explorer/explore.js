@@ -7,19 +7,23 @@
 //   #/node/<global id>?depth=1&x=…&hk=…&hr=…&layout=…&sel=…   a neighbourhood (graph.js)
 //   #/search?q=<text>&p=A,B     errors and episodes by text (search.js)
 //   #/trends?p=A,B&error=<id>&since=…&until=…&top=10   weekly sightings, recurring, new (trends.js)
+//   #/compare?p=A,B&sel=<error key>&n=20   projects side by side: shared errors (compare.js)
 
 import {
   clearProblems, errorHref, failed, gql, h, link, list, nodeHref, query, shorten, table, TOKEN_KEY,
   view, when,
 } from "./dom.js";
+import { showCompare } from "./compare.js";
 import { showGraph } from "./graph.js";
 import { showLineage } from "./lineage.js";
 import { showSearch } from "./search.js";
 import { showTrends } from "./trends.js";
 
 const ORDERS = ["COUNT", "RECENT", "UNRESOLVED"];
-const VIEWS = { error: showLineage, node: showGraph, search: showSearch, trends: showTrends };
-const PICKING = ["errors", "search", "trends"]; // views whose projects the picker sets
+const VIEWS = {
+  error: showLineage, node: showGraph, search: showSearch, trends: showTrends, compare: showCompare,
+};
+const PICKING = ["errors", "search", "trends", "compare"]; // views whose projects the picker sets
 
 const Q_PROJECTS = "{ projects { name tasks episodes errors } }";
 const Q_ERRORS = `query($p: [String!]!, $order: ErrorOrder!, $since: DateTime, $until: DateTime,

@@ -26,6 +26,7 @@ _ASSETS = {
     "graph.js": _SCRIPT,
     "search.js": _SCRIPT,
     "trends.js": _SCRIPT,
+    "compare.js": _SCRIPT,
     "cytoscape.esm.min.js": _SCRIPT,
     "cytoscape.LICENSE.txt": "text/plain; charset=utf-8",
     "explore.css": "text/css; charset=utf-8",
