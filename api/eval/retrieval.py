@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.services import Services
 from metisgraph.graph import (
@@ -34,6 +36,7 @@ from metisgraph.graph import (
     RecallSettings,
     consolidate,
 )
+from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
 from metisgraph.ingest.question import Question
 
@@ -61,6 +64,7 @@ class EvalQuery:
     error: str | None
     relevant: frozenset[str]
     exclude: frozenset[str]
+    environment: EnvironmentInput | None = None  # the caller's, when the set states one
 
 
 @dataclass
@@ -159,7 +163,20 @@ def _query(item: object) -> EvalQuery:
         error=error,
         relevant=ids("relevant", required=True),
         exclude=ids("exclude", required=False),
+        environment=_environment(item.get("environment")),
     )
+
+
+def _environment(value: object) -> EnvironmentInput | None:
+    """A query's optional environment (the shared sets carry none), validated as a caller's."""
+    if value is None:
+        return None
+    try:
+        return EnvironmentInput.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in ("environment", *first["loc"]))
+        raise _BadField(where, first["msg"]) from None
 
 
 def metrics(ranked: list[str], relevant: frozenset[str]) -> dict[str, float]:
@@ -263,6 +280,7 @@ async def _ask_all(
             preset=options.preset,
             settings=options.settings,
             filters=RecallFilters(memory_types=options.memory_types),
+            environment=q.environment,
         )
         started = time.perf_counter()
         try:

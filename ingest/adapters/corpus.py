@@ -3,8 +3,11 @@
 Each line becomes one EpisodeRecord stated by a user: the summary is the title and
 the text, the code an inline snippet (a patch when it is a diff), the id kept as
 given. Kinds that say the thing was fixed (``bug_fix``, ``issue_fix``, ``fixed`` …)
-make the outcome a success; any other kind leaves it unknown. Fields we do not
-know are kept in ``facts``.
+make the outcome a success; any other kind leaves it unknown. Two optional fields
+the shared sets do not carry: ``outcome`` (success, failure, partial, unknown: over
+the kind's) and ``environment`` (``{os, os_version, arch, runtime, runtime_version,
+packages: {name: version}}``, validated as an episode's). Fields we do not know are
+kept in ``facts``.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ from metisgraph.ingest.records import (
 
 __all__ = ["corpus_episode", "read_corpus"]
 
-KNOWN_FIELDS = {"id", "project", "kind", "title", "text", "error", "code", "created_at", "tags"}
+KNOWN_FIELDS = {
+    "id", "project", "kind", "title", "text", "error", "code", "created_at", "tags", "outcome",
+    "environment",
+}  # fmt: skip
 _FIXED_WORDS = {"fix", "fixed", "fixes", "resolved", "solved", "solution", "hotfix", "bugfix"}
 
 
@@ -128,7 +134,8 @@ def _episode(item: dict[str, Any], project: str | None) -> dict[str, Any]:
     facts = {key: value for key, value in item.items() if key not in KNOWN_FIELDS}
     if created is None and created_text not in (None, ""):
         facts["created_at_text"] = created_text
-    return {
+    said = (Outcome.success if _says_fixed(kind) else Outcome.unknown).value
+    episode = {
         "record_type": "episode",
         "project": item.get("project") or project,
         "id": str(identifier),
@@ -136,13 +143,16 @@ def _episode(item: dict[str, Any], project: str | None) -> dict[str, Any]:
         "title": text_at(item, "title"),
         "summary": _summary(item),
         "error": text_at(item, "error"),
-        "outcome": (Outcome.success if _says_fixed(kind) else Outcome.unknown).value,
+        "outcome": text_at(item, "outcome") or said,
         "source": Source.user.value,
         "created_at": created.isoformat() if created else None,
         "tags": list_at(item, "tags"),
         "facts": facts,
         "snippets": [_snippet(code)] if code and code.strip() else [],
     }
+    if item.get("environment") is not None:  # validated with the record
+        episode["environment"] = item["environment"]
+    return episode
 
 
 def _summary(item: dict[str, Any]) -> str:
