@@ -352,14 +352,18 @@ RETURN 'tools' AS channel, collect([project, id, score]) AS found
 
 // name: channel_environment
 // mode: read
-// Episodes from environments like the caller's: same OS and runtime, shared package versions.
+// Episodes from environments like the caller's: same OS, architecture and runtime, shared
+// package versions. It only lifts: a memory whose conditions do not hold is ranked down by
+// recall's `applies` trust factor (graph/applicability.py).
 CALL () {
   UNWIND $projects AS project
   MATCH (v:Environment {project: project})
   WHERE ($environment_os IS NOT NULL AND toLower(v.os) = $environment_os)
      OR ($environment_runtime IS NOT NULL AND toLower(v.runtime) = $environment_runtime)
+     OR ($environment_arch IS NOT NULL AND toLower(v.arch) = $environment_arch)
   WITH v,
        (CASE WHEN $environment_os IS NOT NULL AND toLower(v.os) = $environment_os THEN 1.0 ELSE 0.0 END) +
+       (CASE WHEN $environment_arch IS NOT NULL AND toLower(v.arch) = $environment_arch THEN 1.0 ELSE 0.0 END) +
        (CASE WHEN $environment_runtime IS NOT NULL AND toLower(v.runtime) = $environment_runtime THEN 1.0 ELSE 0.0 END) +
        (CASE WHEN $environment_runtime_version IS NOT NULL AND v.runtime_version STARTS WITH $environment_runtime_version
              THEN 1.0 ELSE 0.0 END) +

@@ -183,7 +183,10 @@ COLLECT {
                        reason: x.reason, since: x.since}],
             relation: type(r),
             requires: COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
-                                RETURN {name: k.name, spec: q.spec, specs: q.specs} }}
+                                RETURN {name: k.name, spec: q.spec, specs: q.specs} },
+            // where it worked: its conditions (graph/applicability.py)
+            worked_in: [(s)-[:VERIFIED_IN]->(v:Environment) WHERE v.project = s.project
+                        | v {.os, .os_version, .arch, .runtime, .runtime_version}][..10]}
 }
 
 // name: snippets_by_id
@@ -197,9 +200,23 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
           .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
           stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
                      package: x.package, verified: x.verified, found: x.found,
-                     reason: x.reason, since: x.since}]} AS snippet,
+                     reason: x.reason, since: x.since}],
+          worked_in: [(s)-[:VERIFIED_IN]->(v:Environment) WHERE v.project = s.project
+                      | v {.os, .os_version, .arch, .runtime, .runtime_version}][..10]} AS snippet,
        COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
                  RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires
+
+// name: snippet_conditions
+// mode: read
+// What a snippet's applicability is judged from (graph/applicability.py): the package
+// ranges it requires and the environments it worked in.
+UNWIND $ids AS id
+MATCH (s:Snippet {project: $project, id: id})
+RETURN s.id AS id,
+       COLLECT { MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
+                 RETURN {name: k.name, spec: q.spec, specs: q.specs} } AS requires,
+       [(s)-[:VERIFIED_IN]->(v:Environment) WHERE v.project = s.project
+        | v {.os, .os_version, .arch, .runtime, .runtime_version}][..10] AS worked_in
 
 // name: snippet_detail
 // mode: read

@@ -11,6 +11,7 @@ import typing
 from metisgraph.graph.faces import lazy_face
 
 if typing.TYPE_CHECKING:
+    from metisgraph.graph.applicability import Applicability, CallerConditions
     from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
     from metisgraph.graph.conflicts import Conflict
     from metisgraph.graph.consolidate import (
@@ -105,6 +106,8 @@ __all__ = [
     "PRESETS",
     "RECALLABLE_REVIEW",
     "TIERS",
+    "Applicability",
+    "CallerConditions",
     "ConfidenceSettings",
     "Conflict",
     "ConsolidationSettings",

@@ -202,7 +202,7 @@ CHANNELS: tuple[Channel, ...] = (
         weight=0.2,
         alone=False,
         asks=_environment,
-        about="the caller's OS, runtime and package versions",
+        about="the caller's OS, architecture, runtime and package versions",
     ),
     Channel(
         name="patterns",

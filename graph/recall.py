@@ -15,6 +15,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from metisgraph.graph.applicability import (
+    NOT_STATED,
+    Applicability,
+    CallerConditions,
+    episode_applies,
+    episode_text,
+    snippet_applies,
+)
 from metisgraph.graph.channel_registry import CHANNELS, channel
 from metisgraph.graph.channels import (
     ChannelAnswers,
@@ -79,6 +87,8 @@ class Hit:
     # {kind, action, runs, links, confidence, episode, summary, parameters, why, error}.
     fixed_by: list[dict[str, Any]] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)  # used, with their statistics
+    # Whether its conditions (environment, errors) hold in the caller's stated environment
+    applies: Applicability = NOT_STATED
 
 
 @dataclass
@@ -134,6 +144,12 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
     episode = _trim(dict(row["episode"]))
     clock = row.get("clock") or now
     factors = trust_factors(episode, req.settings.trust, clock)
+    errors = [e for e in row.get("errors") or [] if e]
+    caller = req.caller()
+    named = episode_text(episode, row.get("tools") or [])
+    applies = episode_applies(row.get("environment"), errors, caller, named)
+    if caller is not None and caller.stated():  # a factor only where it was judged
+        factors["applies"] = req.settings.trust.applies.get(applies.status, 1.0)
     flagged = ["pending review"] if episode.get("review_status") == "pending" else []
     superseded_by = sorted(row.get("superseded_by") or [])
     if superseded_by:
@@ -152,7 +168,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         ranks=fused.ranks,
         contributions=fused.contributions,
         trust=factors,
-        errors=[e for e in row.get("errors") or [] if e],
+        errors=errors,
         environment=row.get("environment"),
         previous=row.get("previous"),
         next=row.get("next"),
@@ -163,6 +179,7 @@ def _hit(row: dict[str, Any], fused: Fused, req: RecallRequest, now: datetime) -
         superseded_by=superseded_by,
         fixed_by=[_fix(f) for f in row.get("fixed_by") or [] if f],
         tools=list(row.get("tools") or []),
+        applies=applies,
     )
 
 
@@ -214,15 +231,22 @@ async def _channels(
     return answers, found
 
 
-def _judged(snippets: list[dict[str, Any]], judge: SnippetJudge | None) -> list[dict[str, Any]]:
-    """The snippets across the bridge, each with the caller's verdict when there is a judge."""
+def _judged(
+    snippets: list[dict[str, Any]], judge: SnippetJudge | None, caller: CallerConditions | None
+) -> list[dict[str, Any]]:
+    """The snippets across the bridge, each with the caller's verdict when there is a judge
+    and whether it applies to the caller; one that does not apply comes after the others."""
     if judge is None:
         return snippets
     for snippet in snippets:
         verdict = judge(snippet)
         snippet["compatible"] = verdict.status
         snippet["reasons"] = list(verdict.reasons)
-    return snippets
+        applies = snippet_applies(
+            snippet.get("worked_in") or [], verdict.status, verdict.reasons, caller
+        )
+        snippet["applies"] = applies.as_dict()
+    return sorted(snippets, key=lambda s: s["applies"]["status"] == "no")
 
 
 async def _expand(
@@ -269,7 +293,7 @@ def _ranked(
         memory.rank = rank
     chosen = [m for m in kept if isinstance(m, Hit)]
     for hit in chosen:
-        hit.snippets = _judged(hit.snippets, req.judge)
+        hit.snippets = _judged(hit.snippets, req.judge, req.caller())
     return chosen, [m for m in kept if isinstance(m, PatternHit)]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from metisgraph.graph.applicability import CallerConditions
 from metisgraph.graph.decay import TIERS
 from metisgraph.graph.recall_settings import RecallSettings
 
@@ -86,20 +87,34 @@ class RecallFilters:
 
 @dataclass(frozen=True)
 class EnvironmentQuery:
-    """The caller's environment as the environment channel asks for it."""
+    """The caller's environment as the environment channel asks for it, and as a memory's
+    conditions are checked against (graph/applicability.py)."""
 
     os: str | None = None
     runtime: str | None = None
     runtime_version: str | None = None
     packages: tuple[tuple[str, str], ...] = ()
+    arch: str | None = None
+    os_version: str | None = None
 
     def params(self) -> dict[str, Any]:
         return {
             "os": self.os.lower() if self.os else None,
+            "arch": self.arch.lower() if self.arch else None,
             "runtime": self.runtime.lower() if self.runtime else None,
             "runtime_version": self.runtime_version,
             "packages": [list(p) for p in self.packages],
         }
+
+    def conditions(
+        self, error_keys: tuple[str, ...] = (), error_kinds: tuple[str, ...] = ()
+    ) -> CallerConditions:
+        """What a memory's conditions are checked against: this environment, these errors."""
+        return CallerConditions(
+            os=self.os, os_version=self.os_version, arch=self.arch, runtime=self.runtime,
+            runtime_version=self.runtime_version, packages=self.packages,
+            error_keys=error_keys, error_kinds=error_kinds,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -133,6 +148,7 @@ class RecallRequest:
     text: str
     k: int = 5
     error_keys: tuple[str, ...] = ()
+    error_kinds: tuple[str, ...] = ()  # the kinds of the question's errors (applicability)
     symbols: tuple[str, ...] = ()
     symbol_weights: tuple[float, ...] = ()  # parallel to symbols; 1.0 each when empty
     tags: tuple[str, ...] = ()
@@ -150,3 +166,10 @@ class RecallRequest:
     # Read each hit's neighbouring steps (previous, next); False when the caller does not
     # show them (planContext, a document that selects neither): two lookups a hit fewer.
     steps: bool = True
+
+    def caller(self) -> CallerConditions | None:
+        """What a memory's conditions are checked against: the environment stated, the
+        question's errors; None when no environment is stated."""
+        if self.environment is None:
+            return None
+        return self.environment.conditions(self.error_keys, self.error_kinds)

@@ -55,6 +55,16 @@ class TrustSettings:
     )
     confidence: ConfidenceSettings = CONFIDENCE  # priors by source, repeats, caution
     decay: DecaySettings = field(default_factory=DecaySettings)  # idle time, the cold tier
+    # Whether the memory's conditions hold in the caller's stated environment
+    # (graph/applicability.py): one that does not hold ranks below one that does. ln 0.25 =
+    # -1.39 in score units: about what separates two wordings of the same problem (0.1 to
+    # 2.3 on the applicability fixture, docs/recall.md), well under what separates the same
+    # problem from another one (2.5 and more there), so a failure from another architecture
+    # or release gives way to the same failure under the caller's conditions, not to an
+    # unrelated memory.
+    applies: dict[str, float] = field(
+        default_factory=lambda: {"yes": 1.0, "unknown": 1.0, "no": 0.25}
+    )
 
 
 @dataclass(frozen=True)

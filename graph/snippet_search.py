@@ -6,7 +6,9 @@ verification, when asked (a sandboxed pass in a compatible environment). Within 
 or over the whole project when no structure is asked, meaning (vector) and words (full
 text) rank the candidates, fused by reciprocal rank. Without a query text, structural
 matches rank by how reuse went (that order is reported either way). A snippet stale in some
-environment (graph/staleness.py) ranks after the fresh ones.
+environment (graph/staleness.py) ranks after the fresh ones; when the caller states an
+environment, one whose conditions do not hold there (graph/applicability.py) ranks after
+every one whose do.
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
+from metisgraph.graph.applicability import (
+    NOT_STATED,
+    Applicability,
+    CallerConditions,
+    snippet_applies,
+)
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.fusion import Candidate, reciprocal_rank
 from metisgraph.graph.lucene import lucene_query, project_scope
+from metisgraph.graph.recall_request import SnippetJudge
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.staleness import stale_ids
 from metisgraph.graph.store import GraphStore
@@ -50,6 +59,10 @@ class SnippetSearch:
     verified: bool = False  # only snippets a sandboxed run verified (VERIFIED_IN with evidence)
     # ...in an environment compatible with this one: os, arch, runtime, runtime_minor
     environment: dict[str, str | None] | None = None
+    # The caller's stated environment, and its verdict on a snippet's requirements: a
+    # snippet whose conditions do not hold there ranks after the ones whose do.
+    caller: CallerConditions | None = None
+    judge: SnippetJudge | None = None
 
     @property
     def structural(self) -> bool:
@@ -66,6 +79,7 @@ class SnippetHit:
     channels: dict[str, float] = field(default_factory=dict)  # channel -> raw score
     ranks: dict[str, int] = field(default_factory=dict)  # channel -> 1-based rank
     matched: list[Row] = field(default_factory=list)  # {facet, wanted, found}
+    applies: Applicability = NOT_STATED  # its conditions in the caller's environment
 
 
 async def search_snippets(
@@ -238,16 +252,36 @@ async def _hits(
     # The rows of the top k are fetched beside that check; stale ones are rare, so the
     # fresh ones that move up in their place are most often fetched already.
     ids = [f.key[1] for f in fused]
-    stale, found = await asyncio.gather(
-        stale_ids(store, q.project, ids), snippets_by_id(store, q.project, ids[: q.k])
+    stale, found, applies = await asyncio.gather(
+        stale_ids(store, q.project, ids),
+        snippets_by_id(store, q.project, ids[: q.k]),
+        _applicability(store, q, ids),
     )
-    fused.sort(key=lambda f: f.key[1] in stale)
+    fused.sort(key=lambda f: (applies[f.key[1]].status == "no", f.key[1] in stale))
     top = fused[: q.k]
     moved_up = [f.key[1] for f in top if f.key[1] not in ids[: q.k]]
     if moved_up:
         found.update(await snippets_by_id(store, q.project, moved_up))
     return [
-        SnippetHit(found[f.key[1]], f.relevance, f.scores, f.ranks, matched.get(f.key[1], []))
+        SnippetHit(found[f.key[1]], f.relevance, f.scores, f.ranks, matched.get(f.key[1], []),
+                   applies[f.key[1]])
         for f in top
         if f.key[1] in found
-    ]
+    ]  # fmt: skip
+
+
+async def _applicability(
+    store: GraphStore, q: SnippetSearch, ids: list[str]
+) -> dict[str, Applicability]:
+    """Whether each candidate's conditions hold in the caller's environment: the
+    environments it worked in and its requirements (one round trip, only when the caller
+    states an environment)."""
+    judged = dict.fromkeys(ids, NOT_STATED)
+    if q.caller is None or not q.caller.stated() or q.judge is None or not ids:
+        return judged
+    for row in await store.run("snippet_conditions", project=q.project, ids=ids):
+        verdict = q.judge(row)
+        judged[row["id"]] = snippet_applies(
+            row["worked_in"], verdict.status, verdict.reasons, q.caller
+        )
+    return judged

@@ -52,6 +52,13 @@ def _conditions(hit: Hit) -> str | None:
     return "; ".join(parts) or None
 
 
+def _applies(hit: Hit) -> list[str]:
+    """Whether its conditions hold in the caller's environment (only when one was stated)."""
+    if not hit.applies.judged:
+        return []
+    return [f"applies to you: {hit.applies.status} ({'; '.join(hit.applies.reasons)})"]
+
+
 def _why_hit(hit: Hit, rank: int, total: int) -> str:
     channels = sorted(hit.contributions.items(), key=lambda kv: -kv[1])[:3]
     matched = ", ".join(f"{name} {hit.channels.get(name, 0.0):.2f}" for name, _ in channels)
@@ -114,6 +121,7 @@ def _episode_memory(hit: Hit, rank: int, total: int) -> Memory:
         lines += [f"resolution: {outline(resolution)}"] if resolution else []
         where = _environment(hit.environment)
         lines += [f"environment: {where}"] if where else []
+    lines += _applies(hit)
     lines += _task_lines(hit.task, kind == "failure")
     tools = _tools(hit.tools)
     lines += [f"tools: {tools}"] if tools else []

@@ -10,6 +10,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from metisgraph.api.graphql.applies_types import Applies, applies_view
 from metisgraph.api.graphql.common_types import (
     Environment,
     ToolStats,
@@ -17,7 +18,7 @@ from metisgraph.api.graphql.common_types import (
     tool_stats_view,
 )
 from metisgraph.api.graphql.fix_types import HitFix, hit_fix
-from metisgraph.api.graphql.snippet_types import Compatibility, Snippet, snippet_view
+from metisgraph.api.graphql.snippet_views import BridgeSnippet, bridge_snippet
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallOutcome, native_value
 from metisgraph.graph import PatternHit as FoundPattern
@@ -95,18 +96,6 @@ class HitError:
     frames: list[str]
 
 
-@strawberry.type(
-    description="A snippet across the bridge, judged against the caller's environment."
-)
-class BridgeSnippet:
-    snippet: Snippet
-    relation: str = strawberry.field(description="GENERATED | USED | MODIFIED")
-    compatible: str = strawberry.field(description="compatible | unknown | incompatible")
-    compatibility: Compatibility
-    success_rate: float | None
-    risk: str
-
-
 @strawberry.type
 class ChannelScore:
     channel: str
@@ -169,6 +158,10 @@ def _hit_next(root: RecallHit) -> StepRef | None:
     return _step(root.found.next)
 
 
+def _hit_applies(root: RecallHit) -> Applies:
+    return applies_view(root.found.applies)
+
+
 def _hit_fixed_by(root: RecallHit) -> list[HitFix]:
     return [hit_fix(f) for f in root.found.fixed_by]
 
@@ -194,6 +187,11 @@ class RecallHit:
     )
     duplicates: list[str] = strawberry.field(
         default_factory=list, description="Episodes merged into this one as duplicates"
+    )
+    applies: Applies = strawberry.field(
+        resolver=_hit_applies,
+        description="Whether its conditions (environment, errors) hold in the caller's stated "
+        "environment: one that does not hold ranks below one that does",
     )
     fixed_by: list[HitFix] = strawberry.field(
         resolver=_hit_fixed_by,
@@ -365,18 +363,6 @@ def _task(row: dict[str, Any] | None) -> TaskInfo | None:
     )
 
 
-def _bridge(row: dict[str, Any]) -> BridgeSnippet:
-    verdict = Compatibility(status=row["compatible"], reasons=list(row["reasons"]))
-    return BridgeSnippet(
-        snippet=snippet_view(row),
-        relation=row["relation"],
-        compatible=row["compatible"],
-        compatibility=verdict,
-        success_rate=row.get("success_rate"),
-        risk=row.get("risk") or "none",
-    )
-
-
 def _why(hit: Hit) -> Why:
     channels = [
         ChannelScore(
@@ -404,7 +390,7 @@ def _hit(hit: Hit) -> RecallHit:
         found=hit,
         episode=episode_view(hit.episode),
         score=hit.score,
-        snippets=[_bridge(s) for s in hit.snippets],
+        snippets=[bridge_snippet(s) for s in hit.snippets],
         errors=[
             HitError(
                 relation=e["relation"],

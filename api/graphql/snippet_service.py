@@ -16,6 +16,7 @@ from typing import Any
 from metisgraph.api.graphql.context import UserError
 from metisgraph.api.services import Services
 from metisgraph.graph import (
+    CallerConditions,
     OutcomeReport,
     ReportConflict,
     SnippetHit,
@@ -30,6 +31,7 @@ from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.adapters import FieldError, Parsed, SourceRef, validate_record
 from metisgraph.ingest.code import Verdict, normalize_language
 from metisgraph.ingest.environment import extract_environment
+from metisgraph.ingest.question import environment_query
 from metisgraph.ingest.sanitize import sanitize
 from metisgraph.ingest.snippets import verdict_for
 
@@ -123,6 +125,8 @@ async def search(
         k=k,
         verified=require_verified,
         environment=_compatible_with(environment) if require_verified else None,
+        caller=_caller(environment),
+        judge=lambda snippet: verdict_for(snippet, environment),
     )
     embedding = _query_vector(services, text, project, embed_after) if text else None
     hits = await search_snippets(
@@ -139,6 +143,11 @@ async def _query_vector(
         await after.wait()
     found = await services.embedder.aencode_queries([text], tenant=project)
     return Vector(found[0].tolist())
+
+
+def _caller(environment: EnvironmentInput | None) -> CallerConditions | None:
+    stated = environment_query(environment)
+    return stated.conditions() if stated is not None else None
 
 
 def _compatible_with(environment: EnvironmentInput | None) -> dict[str, str | None] | None:

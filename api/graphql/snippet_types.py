@@ -8,6 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from metisgraph.api.graphql import snippet_service as service
+from metisgraph.api.graphql.applies_types import applies_view
 from metisgraph.api.graphql.common_types import (
     EnvironmentInput,
     FieldError,
@@ -78,6 +79,7 @@ def _hit(found: FoundSnippet, verdict: Verdict) -> SnippetHit:
         score=found.score,
         why=why,
         compatibility=compatibility_view(verdict),
+        applies=applies_view(found.applies),
     )
 
 

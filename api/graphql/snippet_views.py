@@ -9,16 +9,18 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from metisgraph.api.graphql.applies_types import Applies, applies_view
 from metisgraph.api.graphql.common_types import FieldError, VerifiedEnvironment
 from metisgraph.api.graphql.snippet_service import parse_note
 from metisgraph.graph import native_value
 from metisgraph.ingest.code import Verdict
 
 __all__ = [
-    "CodeParameter", "Compatibility", "FailedRun", "Finding", "LinkedEpisode", "OutcomeNote",
-    "OutcomeStats", "Requirement", "Snippet", "SnippetDetail", "SnippetHit", "SnippetRecordResult",
-    "SnippetVersion", "SnippetWhy", "StaleIn", "StructureMatch", "TemplateParameter",
-    "TouchedFile", "compatibility_view", "failed_run", "notes_view", "snippet_view",
+    "BridgeSnippet", "CodeParameter", "Compatibility", "FailedRun", "Finding", "LinkedEpisode",
+    "OutcomeNote", "OutcomeStats", "Requirement", "Snippet", "SnippetDetail", "SnippetHit",
+    "SnippetRecordResult", "SnippetVersion", "SnippetWhy", "StaleIn", "StructureMatch",
+    "TemplateParameter", "TouchedFile", "bridge_snippet", "compatibility_view", "failed_run",
+    "notes_view", "snippet_view",
 ]  # fmt: skip
 
 
@@ -130,6 +132,11 @@ class SnippetHit:
     score: float
     why: SnippetWhy
     compatibility: Compatibility
+    applies: Applies = strawberry.field(
+        description="Whether its conditions (the environments it worked in, the package "
+        "ranges it requires) hold in the caller's `environment`; one that does not ranks "
+        "after every one that does"
+    )
 
 
 @strawberry.type
@@ -285,3 +292,32 @@ def notes_view(entries: list[str] | None) -> list[OutcomeNote]:
         OutcomeNote(at=n.get("at"), success=n.get("success"), note=str(n.get("note") or ""))
         for n in notes
     ]
+
+
+@strawberry.type(
+    description="A snippet across the bridge, judged against the caller's environment."
+)
+class BridgeSnippet:
+    snippet: Snippet
+    relation: str = strawberry.field(description="GENERATED | USED | MODIFIED")
+    compatible: str = strawberry.field(description="compatible | unknown | incompatible")
+    compatibility: Compatibility
+    success_rate: float | None
+    risk: str
+    applies: Applies = strawberry.field(
+        description="Whether its conditions (the environments it worked in, the package "
+        "ranges it requires) hold in the caller's environment; one that does not comes last"
+    )
+
+
+def bridge_snippet(row: dict[str, Any]) -> BridgeSnippet:
+    verdict = Compatibility(status=row["compatible"], reasons=list(row["reasons"]))
+    return BridgeSnippet(
+        snippet=snippet_view(row),
+        relation=row["relation"],
+        compatible=row["compatible"],
+        compatibility=verdict,
+        success_rate=row.get("success_rate"),
+        risk=row.get("risk") or "none",
+        applies=applies_view(row.get("applies")),
+    )

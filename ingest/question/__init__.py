@@ -10,7 +10,11 @@ from metisgraph.ingest.question.asked import (
     QuestionError,
     check_names,
 )
-from metisgraph.ingest.question.prepare import PreparedQuestion, prepare_question
+from metisgraph.ingest.question.prepare import (
+    PreparedQuestion,
+    environment_query,
+    prepare_question,
+)
 
 __all__ = [
     "MAX_CONTEXT_TOOLS",
@@ -21,5 +25,6 @@ __all__ = [
     "Question",
     "QuestionError",
     "check_names",
+    "environment_query",
     "prepare_question",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 from metisgraph.graph import PRESETS, EnvironmentQuery, QuestionVectors, RecallRequest, Vector
 from metisgraph.ingest.code import Verdict
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.environment import normalize_package
+from metisgraph.ingest.environment import extract_environment
 from metisgraph.ingest.errors import extract_errors
 from metisgraph.ingest.prepare import (
     clean_tags,
@@ -25,7 +25,7 @@ from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.sanitize import sanitize
 from metisgraph.ingest.snippets import verdict_for
 
-__all__ = ["PreparedQuestion", "prepare_question"]
+__all__ = ["PreparedQuestion", "environment_query", "prepare_question"]
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,13 @@ def prepare_question(q: Question) -> PreparedQuestion:
         text=full,
         k=q.k,
         error_keys=tuple(e.key for e in errors),
+        error_kinds=tuple(dict.fromkeys(e.kind for e in errors)),
         symbols=tuple(symbols),
         symbol_weights=tuple(symbols.values()),
         tags=tuple(clean_tags(q.tags)),
         words=tuple(words(text)),
         tools=tuple(clean_tool(t) for t in q.tools),
-        environment=_environment(q.environment),
+        environment=environment_query(q.environment),
         filters=q.filters,
         exclude=q.exclude,
         settings=q.settings or PRESETS[q.preset],
@@ -100,11 +101,19 @@ def _aware(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment and moment.tzinfo is None else moment
 
 
-def _environment(env: EnvironmentInput | None) -> EnvironmentQuery | None:
+def environment_query(env: EnvironmentInput | None) -> EnvironmentQuery | None:
+    """The caller's environment, its names settled as a stored one's are (OS, architecture,
+    runtime, packages), so it meets them."""
     if env is None:
         return None
-    packages = tuple((normalize_package(n), v) for n, v in sorted(env.packages.items()))
-    return EnvironmentQuery(env.os, env.runtime, env.runtime_version, packages)
+    settled = extract_environment((), env)
+    if settled is None:
+        return None
+    packages = tuple(sorted(settled.packages.items()))
+    return EnvironmentQuery(
+        os=settled.os, runtime=settled.runtime, runtime_version=settled.runtime_version,
+        packages=packages, arch=settled.arch, os_version=settled.os_version,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
