@@ -41,12 +41,18 @@ run: install
 	$(BIN)/metisgraph serve --demo
 
 # The full default run; the 15 slowest tests are printed so the suite's growth is seen.
+# Two workers (pytest-xdist), each with an embedded Neo4j of its own, a module at a time: the
+# suite is half waiting on Neo4j and on subprocesses. A given NEO4J_URI is one server for
+# every test: one process then.
+TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
+
 test: install
-	$(BIN)/pytest --durations=15
+	$(BIN)/pytest $(XDIST) --durations=15
 
 # The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, no test of minutes.
 test-fast: install
-	$(BIN)/pytest -m "not slow and not browser and not sandbox and not shared" --durations=15
+	$(BIN)/pytest $(XDIST) -m "not slow and not browser and not sandbox and not shared" --durations=15
 
 lint: install
 	$(BIN)/ruff check .

@@ -19,6 +19,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SESSION = uuid.uuid4().hex[:8]
 
 
+def _worker() -> int:
+    """This process's number among pytest-xdist's workers (0 when the run is not split)."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
+
+
 def _shared_root() -> Path:
     return Path(os.environ.get("METISGRAPH_SHARED_DIR", ROOT.parent / "shared"))
 
@@ -31,6 +37,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason="heavy: run with METISGRAPH_HEAVY=1")
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
+        # Split across workers (`-n 2 --dist loadgroup`) a module at a time, and the tests of
+        # ../shared's session ingests together: each is set up once, on one worker.
+        module = item.nodeid.split("::")[0]
+        group = "shared" if used & {"shared_trajectories", "shared_run"} else module
+        item.add_marker(pytest.mark.xdist_group(group))
         if "shared_dir" in used and "shared" not in item.keywords:
             item.add_marker(pytest.mark.shared)
         if "scratch_neo4j" in used and "slow" not in item.keywords:
@@ -64,10 +75,14 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
         yield configured
         return
     home = os.environ.get("METISGRAPH_TEST_NEO4J_HOME", str(ROOT / ".metisgraph" / "test-neo4j"))
+    port = int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688"))
+    worker = _worker()
+    if worker:  # each parallel worker has a Neo4j of its own: no test sees another's store
+        home, port = f"{home}-{worker}", port + 1000 * worker
     embedded = EmbeddedNeo4j(
         EmbeddedNeo4jSettings(
             home=Path(home),
-            port=int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688")),
+            port=port,
             heap="512m",
             heap_max="1g",
             pagecache="256m",

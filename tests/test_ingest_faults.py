@@ -31,7 +31,7 @@ from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-TASKS, STEPS, BATCH = 30, 6, 8
+TASKS, STEPS, BATCH = 12, 6, 8  # 84 records in 11 batches: a kill lands mid-way
 TRACE = """Traceback (most recent call last):
   File "/srv/app/worker{n}.py", line {line}, in run
     cache.put(key, value)

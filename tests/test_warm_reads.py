@@ -42,7 +42,7 @@ async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
     before = await digest_project(store, largest[0]["name"])
     done = await warm_reads(store, 1.5)
     assert done.questions >= 1 and done.project == largest[0]["name"]
-    assert done.seconds < 1.5 + 5.0  # the question under way when the budget ran out ends
+    assert done.seconds < 1.5 + 60.0  # the question under way when the budget ran out ends
     assert await digest_project(store, largest[0]["name"]) == before
 
 
