@@ -20,6 +20,7 @@ from metisgraph.graph import (
     ModelCheck,
     SchemaMismatch,
     SchemaReport,
+    SchemaStatement,
     ServerInfo,
     apply_schema,
     check_model,
@@ -168,7 +169,7 @@ class Services:
             log.info("re-embedded: %s", report.done)
         return check
 
-    def vector_indexes(self) -> dict[str, str]:
+    def vector_indexes(self) -> dict[str, SchemaStatement]:
         """Our vector indexes, by name, with the statement that creates each."""
         return vector_index_statements(self.embedder.dimension, vector_filters=self.vector_filters)
 

@@ -1,7 +1,7 @@
 // The metisgraph schema, applied idempotently at start-up (metisgraph schema apply).
 // Every node carries `project` (the tenant); identity is (project, id) or (project, key)
 // where identity is content (errors, environments).
-// Statements are separated by semicolons. Cypher 25 for vector indexes with filter properties.
+// Statements are separated by semicolons.
 
 CREATE CONSTRAINT project_name IF NOT EXISTS FOR (p:Project) REQUIRE p.name IS UNIQUE;
 CREATE CONSTRAINT task_key IF NOT EXISTS FOR (t:Task) REQUIRE (t.project, t.id) IS UNIQUE;
@@ -44,69 +44,8 @@ CREATE INDEX error_family IF NOT EXISTS FOR (r:Error) ON (r.project, r.family);
 CREATE INDEX error_family_node_bucket IF NOT EXISTS FOR (f:ErrorFamily) ON (f.project, f.bucket);
 CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 
-// Vector indexes, cosine. {{dimensions}} is the embedding model's dimension (384 for
-// all-MiniLM-L6-v2), filled in as a checked integer. The WITH list names the
-// properties that SEARCH ... WHERE may filter on inside the index.
-CYPHER 25 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS
-FOR (e:Episode) ON e.embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-// A title alone (a bug's headline, a task's goal) and a chained episode with its
-// neighbours (the steps or turns around it) are channels of their own.
-CYPHER 25 CREATE VECTOR INDEX episode_title_embedding IF NOT EXISTS
-FOR (e:Episode) ON e.title_embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-CYPHER 25 CREATE VECTOR INDEX episode_context_embedding IF NOT EXISTS
-FOR (e:Episode) ON e.context_embedding
-WITH [e.project, e.recallable, e.outcome, e.review_status, e.created_at, e.confidence, e.kind, e.active_at]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-// Every vector of every episode (its text, its title, it with its neighbours) in one index:
-// recall pays one search for all three channels. Filtered in-index by project only; the
-// episode's own filters are checked on the episode after (graph/channels.py), so nothing
-// but the vector and the episode's key is copied onto these nodes.
-CYPHER 25 CREATE VECTOR INDEX episode_vectors IF NOT EXISTS
-FOR (v:EpisodeVector) ON v.embedding
-WITH [v.project, v.of]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-CYPHER 25 CREATE VECTOR INDEX snippet_embedding IF NOT EXISTS
-FOR (s:Snippet) ON s.embedding
-WITH [s.project, s.recallable, s.language, s.kind, s.review_status]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-CYPHER 25 CREATE VECTOR INDEX error_embedding IF NOT EXISTS
-FOR (r:Error) ON r.embedding
-WITH [r.project, r.category]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-CYPHER 25 CREATE VECTOR INDEX pattern_embedding IF NOT EXISTS
-FOR (p:Pattern) ON p.embedding
-WITH [p.project]
-OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-
-// Full-text indexes (Lucene, English analyser: stop words out, stems in) over episode and
-// snippet text. `keywords` holds identifiers split into their parts (FooBarException ->
-// foo bar exception) so words inside code match. `scope` is one token standing for the
-// project, so a query filters by project inside the index (+scope:...).
-CREATE FULLTEXT INDEX episode_text IF NOT EXISTS
-FOR (e:Episode) ON EACH [e.title, e.summary, e.reasoning, e.observation, e.error_text, e.action_command, e.keywords, e.scope]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
-
-CREATE FULLTEXT INDEX episode_context IF NOT EXISTS
-FOR (e:Episode) ON EACH [e.context_text, e.scope]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
-
-CREATE FULLTEXT INDEX snippet_text IF NOT EXISTS
-FOR (s:Snippet) ON EACH [s.name, s.description, s.signature, s.template, s.keywords, s.scope]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
-
-CREATE FULLTEXT INDEX error_text IF NOT EXISTS
-FOR (r:Error) ON EACH [r.kind, r.template, r.frames_text]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+// Vector and full-text indexes: declared in graph/indexes.py (VECTOR_INDEXES, TEXT_INDEXES),
+// created by the named statements of cypher/indexes.cypher.
 
 // Code memory: the last part of a symbol's name (structural search by a bare function name;
 // Symbol itself is keyed above), the files snippets touch, and the lineage (identity of

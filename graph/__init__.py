@@ -28,6 +28,7 @@ if typing.TYPE_CHECKING:
     from metisgraph.graph.indexes import (
         SchemaMismatch,
         SchemaReport,
+        SchemaStatement,
         apply_schema,
         vector_index_statements,
     )
@@ -138,6 +139,7 @@ __all__ = [
     "ReportConflict",
     "SchemaMismatch",
     "SchemaReport",
+    "SchemaStatement",
     "ServerInfo",
     "SnippetHit",
     "SnippetSearch",

@@ -1,34 +1,113 @@
-"""The database's constraints and indexes (cypher/schema.cypher): applied idempotently at
-start-up, rebuilt where their definition changed, awaited until online.
+"""The database's constraints and indexes: applied idempotently at start-up, rebuilt where
+their definition changed, awaited until online. Constraints and range indexes are the
+statements of cypher/schema.cypher; the vector and full-text indexes are declared here
+(``VECTOR_INDEXES``, ``TEXT_INDEXES``: what each covers, said once) and created by the
+named statements of cypher/indexes.cypher, one per kind and server capability.
 
 (api/graphql/schema.py is the GraphQL schema; this is the graph's.)"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from metisgraph.graph.channel_registry import CHANNELS
-from metisgraph.graph.cypher import schema_statements
+from metisgraph.graph.cypher import query, schema_statements
 from metisgraph.graph.lucene import project_scope
 from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, MigrationReport, migrate
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
+    "TEXT_INDEXES",
+    "VECTOR_INDEXES",
+    "IndexSpec",
     "SchemaMismatch",
     "SchemaReport",
+    "SchemaStatement",
     "apply_schema",
     "schema_for",
     "vector_index_statements",
 ]
 
-_WITH_FILTERS = re.compile(r"\bWITH\s*\[[^\]]*\]\s*(?=OPTIONS)", re.IGNORECASE)
-_INDEX = re.compile(
-    r"CREATE\s+(?:VECTOR|FULLTEXT)\s+INDEX\s+(\w+)\s+IF NOT EXISTS\s+FOR\s+\(\w+:\w+\)\s+ON\s+"
-    r"(?:EACH\s+)?\[?([^\]]+?)\]?\s*(?:WITH\s*\[([^\]]*)\])?\s*OPTIONS",
-    re.IGNORECASE | re.DOTALL,
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """One vector or full-text index: on which label, over which properties; for a vector
+    index, ``properties`` is its vector and ``filters`` what a search may filter on inside
+    it (servers from 2026.02)."""
+
+    name: str
+    label: str
+    properties: tuple[str, ...]
+    filters: tuple[str, ...] = ()
+
+    @property
+    def covered(self) -> list[str]:
+        """Every property the index holds, as SHOW INDEXES lists them."""
+        return [*self.properties, *self.filters]
+
+
+_EPISODE_FILTERS = (
+    "project", "recallable", "outcome", "review_status", "created_at", "confidence", "kind",
+    "active_at",
+)  # fmt: skip
+
+VECTOR_INDEXES = (
+    IndexSpec("episode_embedding", "Episode", ("embedding",), _EPISODE_FILTERS),
+    # A title alone (a bug's headline, a task's goal) and a chained episode with its
+    # neighbours (the steps or turns around it) are channels of their own.
+    IndexSpec("episode_title_embedding", "Episode", ("title_embedding",), _EPISODE_FILTERS),
+    IndexSpec("episode_context_embedding", "Episode", ("context_embedding",), _EPISODE_FILTERS),
+    # Every vector of every episode (its text, its title, it with its neighbours) in one
+    # index: recall pays one search for all three channels. Filtered in-index by project
+    # only; the episode's own filters are checked on the episode after (graph/channels.py),
+    # so nothing but the vector and the episode's key is copied onto these nodes.
+    IndexSpec("episode_vectors", "EpisodeVector", ("embedding",), ("project", "of")),
+    IndexSpec(
+        "snippet_embedding",
+        "Snippet",
+        ("embedding",),
+        ("project", "recallable", "language", "kind", "review_status"),
+    ),
+    IndexSpec("error_embedding", "Error", ("embedding",), ("project", "category")),
+    IndexSpec("pattern_embedding", "Pattern", ("embedding",), ("project",)),
 )
+
+# Full-text over episode and snippet text. `keywords` holds identifiers split into their
+# parts (FooBarException -> foo bar exception) so words inside code match. `scope` is one
+# token standing for the project, so a query filters by project inside the index.
+TEXT_INDEXES = (
+    IndexSpec(
+        "episode_text",
+        "Episode",
+        (
+            "title",
+            "summary",
+            "reasoning",
+            "observation",
+            "error_text",
+            "action_command",
+            "keywords",
+            "scope",
+        ),
+    ),
+    IndexSpec("episode_context", "Episode", ("context_text", "scope")),
+    IndexSpec(
+        "snippet_text",
+        "Snippet",
+        ("name", "description", "signature", "template", "keywords", "scope"),
+    ),
+    IndexSpec("error_text", "Error", ("kind", "template", "frames_text")),
+)
+
+
+@dataclass(frozen=True)
+class SchemaStatement:
+    """One schema statement and its parameters (an index's dimension)."""
+
+    text: str
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 class SchemaMismatch(RuntimeError):
@@ -43,31 +122,42 @@ class SchemaReport:
     migrations: MigrationReport | None = None
 
 
-def schema_for(dimensions: int, *, vector_filters: bool) -> list[str]:
+def _fields(names: Sequence[str]) -> str:
+    return ", ".join(f"n.{name}" for name in names)
+
+
+def _vector_statement(spec: IndexSpec, *, vector_filters: bool) -> str:
+    names = {"index": spec.name, "label": spec.label, "property": spec.properties[0]}
+    if not vector_filters:
+        return query("create_vector_index_unfiltered").naming(**names).text
+    statement = query("create_vector_index").naming(**names)
+    return statement.filled(filters=_fields(spec.filters)).text
+
+
+def schema_for(dimensions: int, *, vector_filters: bool) -> list[SchemaStatement]:
     """The schema statements for this embedding dimension and server capability."""
-    if not isinstance(dimensions, int) or not 1 <= dimensions <= 4096:
-        raise ValueError(f"embedding dimension must be an integer in 1..4096, got {dimensions!r}")
-    out = []
-    for statement in schema_statements():
-        text = statement.replace("{{dimensions}}", str(dimensions))
-        if not vector_filters:
-            # Before 2026.02 vector indexes take no filter properties; recall over-fetches instead.
-            text = _WITH_FILTERS.sub("", text).removeprefix("CYPHER 25").strip()
-        out.append(text)
-    missing = {c.index for c in CHANNELS if c.index} - set(_wanted_properties(out))
+    out = [SchemaStatement(text) for text in schema_statements()]
+    out += vector_index_statements(dimensions, vector_filters=vector_filters).values()
+    for spec in TEXT_INDEXES:
+        text_index = query("create_text_index").naming(index=spec.name, label=spec.label)
+        out.append(SchemaStatement(text_index.filled(properties=_fields(spec.properties)).text))
+    missing = {c.index for c in CHANNELS if c.index} - set(_wanted_properties())
     if missing:  # a channel registered with an index nobody creates: a programming error
         raise ValueError(f"recall channels search indexes the schema lacks: {sorted(missing)}")
     return out
 
 
-def vector_index_statements(dimensions: int, *, vector_filters: bool) -> dict[str, str]:
+def vector_index_statements(dimensions: int, *, vector_filters: bool) -> dict[str, SchemaStatement]:
     """Our vector indexes, by name, each with the statement that creates it."""
-    out = {}
-    for statement in schema_for(dimensions, vector_filters=vector_filters):
-        match = _INDEX.search(statement)
-        if match and re.search(r"\bVECTOR\s+INDEX\b", statement, re.IGNORECASE):
-            out[match.group(1)] = statement
-    return out
+    if not isinstance(dimensions, int) or not 1 <= dimensions <= 4096:
+        raise ValueError(f"embedding dimension must be an integer in 1..4096, got {dimensions!r}")
+    return {
+        spec.name: SchemaStatement(
+            _vector_statement(spec, vector_filters=vector_filters),
+            {"dimensions": dimensions},
+        )
+        for spec in VECTOR_INDEXES
+    }
 
 
 async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
@@ -80,26 +170,17 @@ async def _check_dimensions(store: GraphStore, dimensions: int) -> None:
         )
 
 
-def _wanted_properties(statements: list[str]) -> dict[str, list[str]]:
+def _wanted_properties() -> dict[str, list[str]]:
     """Index name -> the properties it should cover (vector filter properties included)."""
-    wanted = {}
-    for statement in statements:
-        match = _INDEX.search(statement)
-        if match:
-            names = [p.strip().split(".")[-1] for p in match.group(2).split(",")]
-            names += [
-                p.strip().split(".")[-1] for p in (match.group(3) or "").split(",") if p.strip()
-            ]
-            wanted[match.group(1)] = names
-    return wanted
+    return {spec.name: spec.covered for spec in (*VECTOR_INDEXES, *TEXT_INDEXES)}
 
 
-async def _drop_changed_indexes(store: GraphStore, statements: list[str]) -> set[str]:
+async def _drop_changed_indexes(store: GraphStore) -> set[str]:
     """Indexes whose definition changed since they were created are dropped to be rebuilt.
 
     Returns the indexes the statements will build: the dropped ones and those not there.
     """
-    wanted = _wanted_properties(statements)
+    wanted = _wanted_properties()
     rows = await store.run("index_properties")
     present = {r["name"]: sorted(r["properties"] or []) for r in rows}
     changed = [n for n, props in present.items() if n in wanted and props != sorted(wanted[n])]
@@ -130,11 +211,11 @@ async def apply_schema(
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
-    building = await _drop_changed_indexes(store, statements)
+    building = await _drop_changed_indexes(store)
     if "snippet_text" in building:  # built before snippets carried their scope, or not yet
         await _scope_old_snippets(store)
     for statement in statements:
-        await store.run_text(statement)
+        await store.run_text(statement.text, statement.params)
     await store.run("await_indexes", timeout=timeout_s)
     migrated = await migrate(store, migrations)
     rows = await store.run("index_states")

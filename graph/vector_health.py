@@ -104,7 +104,7 @@ async def repair_vector_index(
     if name not in statements:
         raise ValueError(f"not a vector index of ours: {name!r}; ours: {', '.join(statements)}")
     await store.run("drop_index", index=name)
-    await store.run_text(statements[name])
+    await store.run_text(statements[name].text, statements[name].params)
     deadline = time.monotonic() + timeout_s
     while True:
         state, percent = await _population(store, name)

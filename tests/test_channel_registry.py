@@ -39,7 +39,7 @@ def test_every_channel_query_belongs_to_a_registered_channel_and_back() -> None:
 
 
 def test_every_index_a_channel_searches_is_in_the_schema() -> None:
-    statements = "\n".join(schema_for(384, vector_filters=True))
+    statements = "\n".join(s.text for s in schema_for(384, vector_filters=True))
     for c in CHANNELS:
         if c.index:
             assert re.search(rf"INDEX {c.index} IF NOT EXISTS", statements), c.name

@@ -189,7 +189,7 @@ def vectors_index_dropped(neo4j: Driver) -> Iterator[None]:
     try:
         yield
     finally:
-        neo4j.execute_query(statement)
+        neo4j.execute_query(statement.text, statement.params)
         neo4j.execute_query("CALL db.awaitIndexes(300)")
 
 
