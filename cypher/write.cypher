@@ -81,6 +81,7 @@ ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failure
               e.review_status = row.review_status, e.active_at = datetime(),
               e.confidence = row.props.prior_confidence
 SET e += row.props,
+    e.cites = row.props.cites,
     e.details = row.details,
     e.active_at = coalesce(e.active_at, datetime()),
     e.created_at = coalesce(row.created_at, e.created_at, datetime()),
@@ -245,6 +246,47 @@ CALL (t, episodes, final) {
   MERGE (e)-[:RESOLVED_BY]->(final)
 }
 SET final.resolution = 'resolves_task'
+
+// name: count_cited
+// mode: write
+// The memories a step cited (`cites`: the planContext memories it relied on) are linked
+// (e)-[:CITED]->(m); once the step, or its task, ended in success each counts as used: its
+// decay clock restarts (`active_at`, as an outcome report's does; graph/decay.py), once
+// per citing step (`counted_at`). The steps looked at: $episodes (the batch's that cite)
+// and every step of $tasks (a task that ended in success counts what its steps cited).
+CYPHER replan=skip
+CALL () {
+  UNWIND $episodes AS key
+  MATCH (e:Episode {project: key.project, id: key.id})
+  RETURN e
+  UNION
+  UNWIND $tasks AS key
+  MATCH (:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {project: key.project})
+  RETURN e
+}
+WITH e WHERE e.cites IS NOT NULL
+OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
+WITH e, e.outcome = 'success' OR coalesce(t.outcome = 'success' OR t.status = 'resolved', false)
+        AS worked
+CALL (e) {
+  OPTIONAL MATCH (e)-[old:CITED]->(x)
+  WHERE NOT x.id IN e.cites
+  DELETE old
+}
+UNWIND e.cites AS cited
+CALL (e, cited) {
+  MATCH (m:Episode {project: e.project, id: cited})
+  RETURN m
+  UNION
+  MATCH (m:Snippet {project: e.project, id: cited})
+  RETURN m
+}
+WITH e, m, worked WHERE m <> e
+MERGE (e)-[c:CITED]->(m)
+WITH c, m, worked WHERE worked AND c.counted_at IS NULL
+SET c.counted_at = datetime(), m.cited_at = datetime(),
+    m.active_at = CASE WHEN m.active_at IS NULL OR m.active_at < datetime() THEN datetime()
+                       ELSE m.active_at END
 
 // name: attribution_facts
 // mode: read

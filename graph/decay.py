@@ -5,7 +5,8 @@ confirmed, never the time of the event it describes, so imported history is not 
 arrival — up to its project's clock, `(:Project).active_at`: the last time anything in the
 project was stored or used. A project nobody touched for a year has forgotten nothing; in a
 project that kept working, what was never needed fades. Using or confirming a memory
-(an outcome report, a sandboxed pass) moves its `active_at` and restores it.
+(an outcome report, a sandboxed pass, a citation by a step that worked: `count_cited` in
+cypher/write.cypher) moves its `active_at` and restores it.
 """
 
 from __future__ import annotations

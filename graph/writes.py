@@ -90,6 +90,9 @@ class WriteBatch:
         plan.extend(self.extra)
         if self.resolved_tasks:
             plan.append(("memorize_resolution", {"tasks": self.resolved_tasks}))
+        cited = self._cited()
+        if cited:  # after the outcomes a resolution may have changed
+            plan.append(("count_cited", cited))
         if self.tools:  # after the outcomes a resolution may have changed
             plan.append(("recount_tools", {"rows": self.tools}))
         # Last: the code across the bridge and what resolved what are written by then.
@@ -97,6 +100,19 @@ class WriteBatch:
             situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])
         )
         return plan
+
+    def _cited(self) -> dict[str, list[Row]] | None:
+        """The citing steps to look at: the batch's episodes that cite memories, and every
+        step of its tasks that ended in success (such a task counts what its steps cited)."""
+        episodes = [{"project": r["project"], "id": r["id"]} for r in self.episodes
+                    if r.get("props", {}).get("cites")]  # fmt: skip
+        tasks = [{"project": r["project"], "id": r["id"]} for r in self.tasks
+                 if _ended_well(r.get("props", {}))]  # fmt: skip
+        return {"episodes": episodes, "tasks": tasks} if episodes or tasks else None
+
+
+def _ended_well(task: Row) -> bool:
+    return task.get("status") == "resolved" or task.get("outcome") == "success"
 
 
 def in_turn(

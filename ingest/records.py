@@ -258,6 +258,13 @@ class EpisodeRecord(_Record):
     environment: EnvironmentInput | None = None
     tools: list[Name] = Field(default_factory=list)
     snippets: list[SnippetInput] = Field(default_factory=list)
+    cites: list[RecordId] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Ids of the memories (episodes, snippets) the step relied on, e.g. the "
+        "planContext memories it cited: once the step or its task ends in success, each "
+        "counts as used (its decay clock restarts)",
+    )
 
     @field_validator("summary")
     @classmethod

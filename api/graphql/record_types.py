@@ -64,6 +64,12 @@ class EpisodeInput:
     environment: EnvironmentInput | None = None
     tools: list[str] | None = None
     snippets: list[SnippetInput] | None = None
+    cites: list[str] | None = strawberry.field(
+        default=None,
+        description="Ids of the memories the step relied on (the planContext memories it "
+        "cited): once the step or its task ends in success, each counts as used — its "
+        "decay clock restarts, as with recordOutcome",
+    )
 
 
 @strawberry.input(description="One issue or job being worked on.")

@@ -127,7 +127,9 @@ def build_mcp(run: GraphQLRunner) -> MCPServer[Any]:
 
     @mcp.tool(
         description="Record one step of work: what was done, what was observed, how it "
-        "ended. Validated, sanitized and linked like any memory."
+        "ended, and the memory ids it relied on (cites: the plan_context memories it used; "
+        "they count as used once it or its task succeeds). Validated, sanitized and linked "
+        "like any memory."
     )
     async def record_episode(
         project: Project,
@@ -141,6 +143,7 @@ def build_mcp(run: GraphQLRunner) -> MCPServer[Any]:
         outcome: Outcome | None = None,
         reasoning: str | None = None,
         id: str | None = None,
+        cites: list[str] | None = None,
     ) -> dict[str, Any]:
         action = {"type": "command", "command": command} if command else None
         record = _given(
@@ -154,6 +157,7 @@ def build_mcp(run: GraphQLRunner) -> MCPServer[Any]:
             outcome=outcome,
             reasoning=reasoning,
             id=id,
+            cites=cites,
         )
         return (await run(EPISODE, {"input": record}, ctx))["recordEpisode"]  # type: ignore[no-any-return]
 

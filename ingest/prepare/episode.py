@@ -341,6 +341,8 @@ def prepare_episode(record: EpisodeRecord, model_name: str = "") -> PreparedEpis
     )
     if cut:  # only then, so the content hash of everything else stays as it was
         props["cut"] = json.dumps(cut, sort_keys=True)
+    if record.cites:  # likewise: the memories it relied on (cypher/write.cypher count_cited)
+        props["cites"] = list(dict.fromkeys(record.cites))
     critical = critical_operations(props["action_command"], (s.code for s in record.snippets))
     if critical:  # likewise: only risky episodes carry it
         props["review_reason"] = "critical operation: " + ", ".join(critical)

@@ -104,7 +104,7 @@ def _record_step(client: Client, project: str, task_id: str, number: int, step: 
         action={"type": "command", "command": step.action, "parameters": step.parameters},
         observation=seen.output or None, error=seen.error,
         outcome="success" if seen.success else "failure", source="executed",
-        facts={"cites": step.cites, "cited": cited},
+        facts={"cites": step.cites, "cited": cited}, cites=cited,
     )  # fmt: skip
     return episode_id
 
