@@ -11,6 +11,13 @@ import typing
 from metisgraph.graph.faces import lazy_face
 
 if typing.TYPE_CHECKING:
+    from metisgraph.graph.abstention import (
+        AbstentionSettings,
+        Calibration,
+        Gate,
+        abstention_gates,
+        calibrate_abstention,
+    )
     from metisgraph.graph.applicability import Applicability, CallerConditions
     from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
     from metisgraph.graph.conflicts import Conflict
@@ -107,13 +114,16 @@ __all__ = [
     "PRESETS",
     "RECALLABLE_REVIEW",
     "TIERS",
+    "AbstentionSettings",
     "Applicability",
+    "Calibration",
     "CallerConditions",
     "ConfidenceSettings",
     "Conflict",
     "ConsolidationSettings",
     "EmbeddedNeo4jSettings",
     "EnvironmentQuery",
+    "Gate",
     "GraphStore",
     "Hit",
     "IndexHealth",
@@ -147,9 +157,11 @@ __all__ = [
     "Vector",
     "WarmReads",
     "WriteBatch",
+    "abstention_gates",
     "apply_schema",
     "begin_reembedding",
     "bucket_errors",
+    "calibrate_abstention",
     "check_model",
     "consolidate",
     "decode_id",

@@ -55,6 +55,7 @@ class MaintainReport:
     dissolved: int = 0  # patterns deleted (seed changed, or support fell)
     retired: int = 0  # snippets retired this run
     revived: int = 0  # retired snippets back in use
+    abstain_below: float | None = None  # the abstention threshold measured (graph/abstention.py)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from metisgraph.graph.abstention import Gate, judge
 from metisgraph.graph.applicability import (
     NOT_STATED,
     Applicability,
@@ -23,7 +24,7 @@ from metisgraph.graph.applicability import (
     episode_text,
     snippet_applies,
 )
-from metisgraph.graph.channel_registry import CHANNELS, channel
+from metisgraph.graph.channel_registry import channel
 from metisgraph.graph.channels import (
     ChannelAnswers,
     ChannelFailure,
@@ -53,10 +54,6 @@ _M = TypeVar("_M", bound="Hit | PatternHit")
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
 _STORED_JSON = ("facts", "action_parameters")  # maps an episode keeps as JSON text
-# Cosine similarity: the abstention reads the best of these.
-_VECTOR_CHANNELS = tuple(c.name for c in CHANNELS if c.kind == "vector")
-# Strong evidence: graph channels whose candidate may come back on its own.
-_STRONG_GRAPH = tuple(c.name for c in CHANNELS if c.kind == "graph" and c.alone)
 # recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
 _EPISODE_MOMENTS = ("created_at", "last_used_at", "confirmed_at", "active_at")
 _TASK_MOMENTS = ("started_at", "ended_at")
@@ -103,6 +100,7 @@ class RecallOutcome:
     patterns: list[PatternHit] = field(default_factory=list)  # lessons beside the hits
     # The other side of a conflict outside the hits (CONTRADICTS / SUPERSEDES), shown whole
     partners: list[Hit] = field(default_factory=list)
+    gate: Gate | None = None  # what the abstention read and decided (graph/abstention.py)
 
 
 def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
@@ -188,22 +186,10 @@ def _fix(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "parameters": _loaded(row.get("parameters"))}
 
 
-def _abstain(hits: list[Hit], req: RecallRequest) -> str | None:
-    """A reason to return nothing when the best evidence is weak, else None. Without a
-    vector channel's answer (all dropped) there is no similarity to judge by."""
-    if not hits:
-        return "no memory in the readable projects matches the question"
-    if any(name in hit.channels for hit in hits for name in _STRONG_GRAPH):
-        return None
-    if set(_VECTOR_CHANNELS) <= set(hits[0].dropped):
-        return None
-    best = max((hit.channels.get(c, 0.0) for hit in hits for c in _VECTOR_CHANNELS), default=0.0)
-    if best < req.settings.abstain_below:
-        return (
-            f"the closest memory is too far from the question (similarity {best:.2f} < "
-            f"{req.settings.abstain_below:.2f}) and no error or code location matches"
-        )
-    return None
+def _abstain(hits: list[Hit], req: RecallRequest) -> Gate:
+    """Whether to return nothing because the best evidence is weak (graph/abstention.py).
+    Without a vector channel's answer (all dropped) there is no similarity to judge by."""
+    return judge(hits, req)
 
 
 async def _channels(
@@ -377,7 +363,8 @@ async def recall(
     )
     hits, patterns = _ranked(shortlist, patterns, req)
     timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
-    reason = _abstain(shortlist, req)
+    gate = _abstain(shortlist, req)
+    reason = gate.reason
     if reason is None and not hits and not patterns:
         reason = "no memory of the kinds asked for matches the question"
     conflicts: list[Conflict] = []
@@ -397,6 +384,7 @@ async def recall(
         warnings=answers.failures,
         patterns=[] if reason else patterns,
         partners=partners,
+        gate=gate,
     )
 
 

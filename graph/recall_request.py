@@ -166,6 +166,10 @@ class RecallRequest:
     # Read each hit's neighbouring steps (previous, next); False when the caller does not
     # show them (planContext, a document that selects neither): two lookups a hit fewer.
     steps: bool = True
+    # Each project's abstention thresholds (for any question, for one naming code the project
+    # does not know) and their source (calibrated | default), measured on its store
+    # (graph/abstention.py); settings.abstain_below, when set, beats them.
+    gates: Mapping[str, tuple[float, float, str]] = field(default_factory=dict)
 
     def caller(self) -> CallerConditions | None:
         """What a memory's conditions are checked against: the environment stated, the

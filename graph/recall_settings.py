@@ -75,7 +75,9 @@ class RecallSettings:
     candidates: int = 50  # per channel
     rrf_k: int = 60
     error_similarity: float = 0.8  # cosine: an error template this close is the same error
-    abstain_below: float = 0.2  # best cosine under this, and no error/code match: abstain
+    # Best cosine under this, and no error or code match: abstain. None: the project's own
+    # threshold, measured on its store (graph/abstention.py); a request may set its own.
+    abstain_below: float | None = None
     conflict_similarity: float = 0.75  # situations this close with opposite outcomes conflict
     # A pattern is returned, and ranks just above its best member, only with this many
     # independent sources (distinct tasks): a lesson seen once or twice is an anecdote.

@@ -197,3 +197,27 @@ def test_eval_retrieval_goes_on_past_a_question_that_fails(
     assert report["recall@5"] == pytest.approx(4 / 5)  # the failed question counts as a miss
     assert "q-huge" in result.stderr
     assert _count(neo4j_settings, NODES_UNDER, namespace) == 0
+
+
+def test_eval_retrieval_counts_abstentions_on_off_topic_questions(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
+) -> None:
+    off_topic = fixtures_dir / "retrieval" / "offtopic" / "questions.jsonl"
+    args = ["eval", "retrieval", _set(fixtures_dir, "small"), "--json", "--off-topic", off_topic]
+    result = runner.invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    abstention = report["abstention"]
+    # Every answerable question answered; the off-topic ones (231, written for this) mostly
+    # abstained, each asked once, counted by the file it came from.
+    assert abstention["answerable"] == {"n": 4, "abstained": 0, "rate": 0.0}
+    off = abstention["off_topic"]
+    assert off["n"] == 231 and off["by_source"]["questions"]["n"] == 231
+    assert off["rate"] >= 0.8 and off["failed"] == 0
+    assert set(abstention["thresholds"]) == {"shop"}
+    # A fixed threshold for every question instead of the projects' own.
+    fixed = runner.invoke(cli, [str(a) for a in [*args[:4], "--abstain-below", "0.99"]])
+    assert fixed.exit_code == 0, fixed.output
+    again = json.loads(fixed.stdout.strip().splitlines()[-1])["abstention"]
+    # All but the question sharing a stack frame with its answer (strong evidence, q4).
+    assert again["thresholds"] == "request" and again["answerable"]["abstained"] == 3

@@ -163,14 +163,27 @@ def retrieval(
     patterns: Annotated[
         bool, typer.Option(help="Ask for patterns too (memoryTypes EPISODE and PATTERN).")
     ] = False,
+    off_topic: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Off-topic questions (JSON lines with text/error, or another set's folder),"
+            " asked in this set's projects in turn; their abstention rate is reported."
+        ),
+    ] = None,
+    abstain_below: Annotated[
+        float | None,
+        typer.Option(help="A fixed abstention threshold (default: each project's measured one)."),
+    ] = None,
 ) -> None:
-    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped.
+    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped;
+    abstentions on the answerable questions (and on --off-topic ones).
 
     A returned pattern counts its members, an episode its merged duplicates, in rank order
     (R@k still reads k corpus ids).
     """
     import asyncio
 
+    from metisgraph.api.eval.off_topic import OffTopicError, load_off_topic
     from metisgraph.api.eval.retrieval import (
         AskOptions,
         RetrievalSetError,
@@ -181,7 +194,8 @@ def retrieval(
 
     try:  # a bad query file is reported before anything is started or ingested
         check_set(directory)
-    except (RetrievalSetError, OSError) as error:
+        unrelated = tuple(q for path in off_topic or [] for q in load_off_topic(path))
+    except (RetrievalSetError, OffTopicError, OSError) as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
 
@@ -194,7 +208,13 @@ def retrieval(
                 keep=keep,
                 namespace=namespace,
                 maintain=services.settings.maintain.consolidation() if maintain else None,
-                options=AskOptions(k=10, preset=preset, memory_types=types),
+                options=AskOptions(
+                    k=10,
+                    preset=preset,
+                    memory_types=types,
+                    abstain_below=abstain_below,
+                    off_topic=unrelated,
+                ),
             )
             if rankings is not None:
                 _write_rankings(rankings, report.rankings)
@@ -233,6 +253,23 @@ def retrieval(
         f"{latency['p50']} / {latency['p95']}",
     )
     Console().print(table)
+    _print_abstention(result.get("abstention"))
+
+
+def _print_abstention(found: object) -> None:
+    """Abstentions: answerable (false abstentions) and off-topic, with the thresholds."""
+    if not isinstance(found, dict):
+        return
+    lines = [f"answerable: {found['answerable']['abstained']} of {found['answerable']['n']}"]
+    off = found.get("off_topic")
+    if isinstance(off, dict):
+        lines.append(f"off-topic: {off['abstained']} of {off['n']} ({off['rate']})")
+        lines += [f"  {s}: {v['abstained']} of {v['n']}" for s, v in off["by_source"].items()]
+    gates = found.get("thresholds")
+    if isinstance(gates, dict):
+        lines.append("thresholds:")
+        lines += [f"  {p}: {g['threshold']} ({g['source']})" for p, g in gates.items()]
+    Console().print("abstained — " + "\n".join(lines), highlight=False)
 
 
 @app.command()

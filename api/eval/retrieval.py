@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from metisgraph.api.eval.off_topic import OffTopic, ask_off_topic, gates_used
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.services import Services
 from metisgraph.graph import (
@@ -80,9 +81,12 @@ class RetrievalReport:
     rankings: dict[str, list[str]] = field(default_factory=dict)  # query id -> ranked ids
     patterns_top5: int = 0  # questions with a pattern among the first five memories
     maintain: list[dict[str, Any]] = field(default_factory=list)  # maintain's reports
+    # answerable / off-topic abstentions and each project's threshold (api/eval/off_topic.py)
+    abstention: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "abstention": self.abstention,
             "patterns_top5": self.patterns_top5,
             "maintain": self.maintain,
             "n": self.n,
@@ -264,6 +268,8 @@ class AskOptions:
     preset: str = "balanced"
     settings: RecallSettings | None = None
     memory_types: tuple[str, ...] = DEFAULT_MEMORY_TYPES
+    abstain_below: float | None = None  # None: each project's measured threshold
+    off_topic: tuple[OffTopic, ...] = ()  # asked too, in the set's projects in turn
 
 
 async def _ask_all(
@@ -281,6 +287,7 @@ async def _ask_all(
             settings=options.settings,
             filters=RecallFilters(memory_types=options.memory_types),
             environment=q.environment,
+            abstain_below=options.abstain_below,
         )
         started = time.perf_counter()
         try:
@@ -328,6 +335,7 @@ async def evaluate_retrieval(
         )
         maintained = await _maintained(services, created, maintain) if maintain else []
         tally = await _ask_all(services, queries, namespace, options)
+        abstention = await _abstention(services, tally, created, namespace, options)
     finally:
         if not keep:  # every project the corpus wrote, asked about or not
             for project in sorted(created):
@@ -348,4 +356,31 @@ async def evaluate_retrieval(
         rankings=tally.rankings,
         patterns_top5=tally.patterns_top5,
         maintain=maintained,
+        abstention=abstention,
     )
+
+
+async def _abstention(
+    services: Services, tally: _Tally, created: set[str], namespace: str, options: AskOptions
+) -> dict[str, Any]:
+    """Abstentions on the answerable questions and on the off-topic ones, and the
+    thresholds the projects were held to."""
+    n = len(tally.rankings)
+    rate = round(tally.abstained / n, 4) if n else None
+    asked = options.abstain_below is not None
+    out: dict[str, Any] = {
+        "answerable": {"n": n, "abstained": tally.abstained, "rate": rate},
+        "thresholds": "request" if asked else await gates_used(services, created, namespace),
+    }
+    if options.off_topic and created:
+        off = await ask_off_topic(
+            services,
+            options.off_topic,
+            sorted(created),
+            k=options.k,
+            preset=options.preset,
+            abstain_below=options.abstain_below,
+            memory_types=options.memory_types,
+        )
+        out["off_topic"] = off.as_json()
+    return out

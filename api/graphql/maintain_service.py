@@ -10,6 +10,7 @@ from metisgraph.api.services import Services
 from metisgraph.graph import (
     ConsolidationSettings,
     MaintainReport,
+    calibrate_abstention,
     consolidate,
     projects_to_maintain,
     relate_situations,
@@ -27,13 +28,20 @@ async def maintain(
 ) -> list[MaintainReport]:
     """Consolidate the given projects, or every project with something to do; the
     episodes a run sees as new or changed get their conflicts and supersessions again
-    (ingest writes them too: this catches episodes stored before that existed)."""
+    (ingest writes them too: this catches episodes stored before that existed), and each
+    project's abstention threshold is measured again."""
     chosen = settings or services.settings.maintain.consolidation()
     names = projects if projects is not None else await projects_to_maintain(services.store)
-    return [
-        await consolidate(services.store, name, chosen, reconcile=relate_situations)
-        for name in names
-    ]
+    reports = []
+    for name in names:
+        report = await consolidate(services.store, name, chosen, reconcile=relate_situations)
+        # The project's abstention threshold, measured again on what it holds now.
+        gate = await calibrate_abstention(
+            services.store, name, services.embedder.aencode, in_index=services.vector_filters
+        )
+        report.abstain_below = gate.threshold
+        reports.append(report)
+    return reports
 
 
 async def maintain_periodically(services: Services, every_s: float) -> None:

@@ -25,13 +25,17 @@ class MaintainResult:
     dissolved: int = strawberry.field(description="Patterns deleted")
     retired: int = strawberry.field(description="Snippets retired")
     revived: int = strawberry.field(description="Retired snippets back in use")
+    abstain_below: float | None = strawberry.field(
+        default=None, description="The project's abstention threshold, measured again"
+    )
 
 
 @strawberry.type
 class MaintainMutation:
     @strawberry.mutation(
         description="Consolidate a project now: near-duplicate episodes merge, lessons "
-        "(patterns) are drawn, dead snippets retire, conflicts are related again. The "
+        "(patterns) are drawn, dead snippets retire, conflicts are related again, the "
+        "abstention threshold is measured again. The "
         "METISGRAPH_MAINTAIN_* settings apply."
     )
     async def maintain(self, info: Info, project: str) -> MaintainResult:
@@ -50,4 +54,5 @@ class MaintainMutation:
             dissolved=report.dissolved,
             retired=report.retired,
             revived=report.revived,
+            abstain_below=report.abstain_below,
         )

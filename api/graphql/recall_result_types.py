@@ -18,6 +18,12 @@ from metisgraph.api.graphql.common_types import (
     tool_stats_view,
 )
 from metisgraph.api.graphql.fix_types import HitFix, hit_fix
+from metisgraph.api.graphql.recall_caveat_types import (
+    ABSTENTION,
+    Abstention,
+    RecallWarning,
+    abstention_view,
+)
 from metisgraph.api.graphql.snippet_views import BridgeSnippet, bridge_snippet
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallOutcome, native_value
@@ -251,12 +257,6 @@ class Conflict:
     similarity: float
 
 
-@strawberry.type(description="A channel dropped from the question: the others answered.")
-class RecallWarning:
-    channel: str
-    reason: str
-
-
 @strawberry.type
 class RecallResult:
     hits: list[RecallHit]
@@ -269,6 +269,7 @@ class RecallResult:
     patterns: list[PatternHit] = strawberry.field(
         default_factory=list, description="Lessons beside the hits (filter.memoryTypes)"
     )
+    abstention: Abstention | None = strawberry.field(default=None, description=ABSTENTION)
 
 
 def episode_view(row: dict[str, Any]) -> Episode:
@@ -430,4 +431,5 @@ def recall_result(outcome: RecallOutcome) -> RecallResult:
         reason=outcome.reason,
         warnings=[RecallWarning(channel=w.channel, reason=w.reason) for w in outcome.warnings],
         patterns=[_pattern_hit(p) for p in outcome.patterns],
+        abstention=abstention_view(outcome.gate),
     )

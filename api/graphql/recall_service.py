@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import anyio
@@ -17,7 +18,7 @@ import anyio
 from metisgraph.api.graphql.context import UserError
 from metisgraph.api.metrics import RECALL_STAGE_SECONDS
 from metisgraph.api.services import Services
-from metisgraph.graph import RecallOutcome, recall
+from metisgraph.graph import RecallOutcome, RecallRequest, abstention_gates, recall
 from metisgraph.ingest.question import Question, QuestionError, prepare_question
 
 __all__ = ["answer", "recall_for"]
@@ -56,13 +57,33 @@ async def _answer(
         prepared = await anyio.to_thread.run_sync(prepare_question, question)
     except QuestionError as error:
         raise UserError(str(error)) from None
-    vectors = _then_set(prepared.vectors(services.embedder), embedded)
-    outcome = await recall(
-        services.store, prepared.request, vectors, in_index=services.vector_filters
-    )
+    # Embedding while the projects' abstention thresholds are read (cached: rarely a read).
+    vectors = asyncio.ensure_future(_then_set(prepared.vectors(services.embedder), embedded))
+    try:
+        request = await _gated(services, prepared.request)
+    except BaseException:
+        vectors.cancel()
+        await asyncio.gather(vectors, return_exceptions=True)
+        raise
+    outcome = await recall(services.store, request, vectors, in_index=services.vector_filters)
     for name, ms in outcome.timings.items():
         RECALL_STAGE_SECONDS.labels(name.removesuffix("_ms")).observe(ms / 1000)
     return outcome
+
+
+async def _gated(services: Services, request: RecallRequest) -> RecallRequest:
+    """The request with each project's measured abstention threshold (graph/abstention.py),
+    unless it set its own."""
+    if request.settings.abstain_below is not None:
+        return request
+    gates = await abstention_gates(
+        services.store,
+        request.projects,
+        services.embedder.aencode,
+        in_index=services.vector_filters,
+    )
+    levels = {p: (g.threshold, g.code_threshold, g.source) for p, g in gates.items()}
+    return replace(request, gates=levels)
 
 
 def _plain(value: Any) -> Any:
@@ -117,6 +138,7 @@ async def recall_for(services: Services, question: Question) -> dict[str, Any]:
         "conflicts": [vars(c) for c in outcome.conflicts],
         "abstained": outcome.abstained,
         "reason": outcome.reason,
+        "abstention": vars(outcome.gate) if outcome.gate else None,
         "warnings": [vars(w) for w in outcome.warnings],
         "timings": outcome.timings,
     }

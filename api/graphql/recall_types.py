@@ -111,6 +111,7 @@ def _question(
     preset: str,
     conflicts: bool = True,
     steps: bool = True,
+    abstain_below: float | None = None,
 ) -> Question:
     """The resolver's arguments as the question ingest prepares."""
     context = context or RecallContext()
@@ -127,6 +128,7 @@ def _question(
         preset=preset,
         conflicts=conflicts,
         steps=steps,
+        abstain_below=abstain_below,
     )
 
 
@@ -169,6 +171,14 @@ class RecallQuery:
                 description="Channel weights: balanced, semantic, lexical, errors, rrf"
             ),
         ] = "balanced",
+        abstain_below: Annotated[
+            float | None,
+            strawberry.argument(
+                description="Abstain when the closest memory's similarity (cosine, 0..1) is "
+                "under this and no error or code location matches; 0 abstains only when "
+                "nothing is found. Default: each project's threshold, measured on its store"
+            ),
+        ] = None,
     ) -> RecallResult:
         services = info.context.ready_services()
         # Conflicts are looked for only when asked for: they need every hit's vector.
@@ -176,7 +186,9 @@ class RecallQuery:
         selections = info.selected_fields[0].selections
         conflicts = _selects(selections, "conflicts")
         steps = _hits_select(selections, "previous", "next")
-        question = _question(project, query, context, filter, k, preset, conflicts, steps)
+        question = _question(
+            project, query, context, filter, k, preset, conflicts, steps, abstain_below
+        )
         info.context.require(info, question.all_projects)
         filters = info.context.recallable(question.all_projects, question.filters)
         question = replace(question, filters=filters)

@@ -63,6 +63,8 @@ class Question:
     settings: RecallSettings | None = None
     conflicts: bool = True  # look for conflicts among the hits (False: the caller skips them)
     steps: bool = True  # read each hit's previous and next step (False: the caller skips them)
+    # Abstain under this best similarity (cosine); None: each project's measured threshold.
+    abstain_below: float | None = None
 
     @property
     def all_projects(self) -> tuple[str, ...]:
@@ -86,6 +88,8 @@ def check(q: Question) -> None:
     context = {"error": q.error or "", "tags": list(q.tags), "tools": list(q.tools)}
     for where, message in hazards({"query": q.query, "context": context}):
         raise QuestionError(f"{'.'.join(str(p) for p in where)}: {message}")
+    if q.abstain_below is not None and not 0.0 <= q.abstain_below <= 1.0:
+        raise QuestionError(f"abstainBelow must be between 0 and 1, got {q.abstain_below}")
     if q.preset not in PRESETS:
         raise QuestionError(f"unknown preset {q.preset!r}; known: {', '.join(PRESETS)}")
     _check_filters(q.filters)

@@ -8,7 +8,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from metisgraph.graph import PRESETS, EnvironmentQuery, QuestionVectors, RecallRequest, Vector
+from metisgraph.graph import (
+    PRESETS,
+    EnvironmentQuery,
+    QuestionVectors,
+    RecallRequest,
+    RecallSettings,
+    Vector,
+)
 from metisgraph.ingest.code import Verdict
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.environment import extract_environment
@@ -87,13 +94,21 @@ def prepare_question(q: Question) -> PreparedQuestion:
         environment=environment_query(q.environment),
         filters=q.filters,
         exclude=q.exclude,
-        settings=q.settings or PRESETS[q.preset],
+        settings=_settings(q),
         lexical=without_library_frames(full),
         judge=_Judge(q.environment),
         conflicts=q.conflicts,
         steps=q.steps,
     )
     return PreparedQuestion(request, tuple(texts), title_at, error_at)
+
+
+def _settings(q: Question) -> RecallSettings:
+    """The preset's (or the given) settings, with the question's own abstention threshold."""
+    settings = q.settings or PRESETS[q.preset]
+    if q.abstain_below is None:
+        return settings
+    return replace(settings, abstain_below=q.abstain_below)
 
 
 def _aware(moment: datetime | None) -> datetime | None:
