@@ -58,7 +58,7 @@ _VECTOR_CHANNELS = tuple(c.name for c in CHANNELS if c.kind == "vector")
 # Strong evidence: graph channels whose candidate may come back on its own.
 _STRONG_GRAPH = tuple(c.name for c in CHANNELS if c.kind == "graph" and c.alone)
 
-ProbeVectors = Callable[[Sequence[str]], Awaitable[Sequence[Sequence[float]]]]
+ProbeVectors = Callable[[Sequence[str]], Awaitable[Iterable[Any]]]  # rows of floats
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ same recall as the answerable questions.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,7 +122,7 @@ async def ask_off_topic(
     return tally
 
 
-async def gates_used(services: Services, projects: Sequence[str], namespace: str) -> dict[str, Any]:
+async def gates_used(services: Services, projects: Iterable[str], namespace: str) -> dict[str, Any]:
     """Each project's abstention threshold as recall read it (without the namespace)."""
     gates = await abstention_gates(
         services.store,
