@@ -209,3 +209,19 @@ def test_maintain_measures_the_gate_again(
 def test_a_threshold_outside_0_and_1_is_refused(gql: Any, project: str, below: float) -> None:
     body = gql(RECALL, {"p": project, "q": "anything", "below": below})
     assert "abstainBelow" in body["errors"][0]["message"]
+
+
+PLAN = """
+query($p: String!, $goal: String!, $below: Float) {
+  planContext(project: $p, task: {goal: $goal}, abstainBelow: $below) { abstained reason }
+}"""
+
+
+def test_plan_context_takes_the_request_threshold_too(gql: Any, project: str) -> None:
+    _record(gql, project, BUILD)
+    goal = "Make the build stop running out of memory in the container"
+    planned = gql(PLAN, {"p": project, "goal": goal})
+    assert "errors" not in planned, planned
+    assert not planned["data"]["planContext"]["abstained"]
+    strict = gql(PLAN, {"p": project, "goal": goal, "below": 0.99})["data"]["planContext"]
+    assert strict["abstained"] and "0.99" in strict["reason"]

@@ -46,6 +46,7 @@ class PlanRequest:
     budget: int = 2000
     require_verified: bool = False
     filters: RecallFilters = field(default_factory=RecallFilters)
+    abstain_below: float | None = None  # None: each project's measured threshold
 
     @property
     def all_projects(self) -> tuple[str, ...]:
@@ -92,6 +93,7 @@ def _question(req: PlanRequest) -> Question:
         project=req.project, query=query.strip(), k=req.k, projects=req.projects,
         error=req.error, environment=req.environment, tools=req.tools, filters=req.filters,
         steps=False,  # the memories never show a hit's neighbouring steps
+        abstain_below=req.abstain_below,
     )  # fmt: skip
 
 

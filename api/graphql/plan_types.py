@@ -124,6 +124,13 @@ class PlanQuery:
                 "a lesson maintain drew from several tasks is worth planning with"
             ),
         ] = None,
+        abstain_below: Annotated[
+            float | None,
+            strawberry.argument(
+                description="As recall's: the similarity under which recall abstains "
+                "(default: each project's threshold, measured on its store)"
+            ),
+        ] = None,
     ) -> PlanContext:
         services = info.context.ready_services()
         req = PlanRequest(
@@ -131,6 +138,7 @@ class PlanQuery:
             error=task.error, environment=environment_record(task.environment),
             tools=tuple(task.tools or ()), projects=tuple(task.projects or ()), k=k,
             budget=budget, require_verified=require_verified, filters=_filters(filter),
+            abstain_below=abstain_below,
         )  # fmt: skip
         info.context.require(info, req.all_projects)
         req = replace(req, filters=info.context.recallable(req.all_projects, req.filters))
