@@ -62,4 +62,7 @@ class EmbeddedNeo4jSettings(BaseSettings):
     # Java 25+: the first start records what the JVM loads and compiles, a cache of it is
     # written when it stops, and every later start begins warm from it (graph/embedded).
     aot_cache: bool = True
+    # More JVM options, after ours (e.g. ["-XX:TieredStopAtLevel=1"] for a short-lived server
+    # that should not spend its CPU compiling; the test suite's are such).
+    jvm_options: list[str] = Field(default_factory=list)
     cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")

@@ -68,6 +68,12 @@ def fixtures_dir() -> Path:
 # --- the real Neo4j and the real model ----------------------------------------------
 
 
+# A test server lives minutes: the JIT's optimising tier cost more CPU than it saved. Side
+# by side (4 recall/lineage/snippet modules, a fresh server each, load 2.8–5.1): JVM CPU
+# 118–133 s → 84–91 s, wall 154–177 s → 124–130 s with the first tier only.
+_SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1",)
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings() -> Iterator[Neo4jSettings]:
     """NEO4J_URI when set (nothing is started); else an embedded Neo4j just for the tests."""
@@ -88,6 +94,7 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
             heap_max="1g",
             pagecache="256m",
             aot_cache=False,  # recording one costs ~30 s at the stop (test_embedded.py has it)
+            jvm_options=list(_SHORT_LIVED_JVM),
         )
     )
     started = embedded.start()
@@ -125,6 +132,7 @@ def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
             heap_max="768m",
             pagecache="128m",
             aot_cache=False,  # a home of one session: recording a cache would only cost
+            jvm_options=list(_SHORT_LIVED_JVM),
         )
     )
     embedded.start()

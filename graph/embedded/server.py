@@ -135,6 +135,7 @@ class EmbeddedNeo4j:
                 f"-Xms{self.settings.heap}",
                 f"-Xmx{self.settings.heap_max}",
                 *JVM_OPTIONS,
+                *self.settings.jvm_options,
                 *self._aot_options(java),
                 "-cp",
                 classpath,
