@@ -149,8 +149,10 @@ def _shoot(browser: Any, url: str, hash_: str, path: Path) -> str:
     while browser.execute_script("return document.documentElement.dataset.renders") is None:
         assert time.monotonic() < deadline, hash_
         time.sleep(0.05)
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(1280, max(1000, min(int(height) + 40, 2400)))
+    height, chrome = browser.execute_script(
+        "return [document.documentElement.scrollHeight, window.outerHeight - window.innerHeight]"
+    )
+    browser.set_window_size(1280, max(1000, min(int(height) + int(chrome) + 8, 2400)))
     time.sleep(0.5)  # the resized page settles (the graph refits)
     browser.get_screenshot_as_file(str(path))
     problems = browser.execute_script("return document.getElementById('problems').innerText")

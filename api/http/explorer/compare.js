@@ -7,6 +7,8 @@
 import { errorHref, gql, h, link, list, nodeHref, query, shorten, table, view, when } from "./dom.js";
 import { STEP } from "./lineage.js";
 
+const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
 const Q_COMPARE = `query($p: [String!]!, $first: Int!) {
   compare(projects: $p, first: $first) {
     projects sharedCount
@@ -47,7 +49,7 @@ export async function showCompare(where, current) {
   const chosen = c.shared.find((x) => x.key === state.sel);
   view().replaceChildren(h("h1", {}, `Compare ${names.join(" · ")}`), controls,
     h("p", { class: "facts", id: "compare-count" },
-      `${c.sharedCount} error${c.sharedCount === 1 ? "" : "s"} met in two or more of these projects`
+      `${plural(c.sharedCount, "error")} met in two or more of these projects`
       + (c.sharedCount > c.shared.length ? ` (the first ${c.shared.length} shown)` : "")),
     sharedTable(c, state),
     h("h2", {}, "Fixed in one project, failed in another"), contrastsTable(c, state),
@@ -59,8 +61,8 @@ function sideCell(side) {
   if (!side) return h("span", { class: "quiet" }, "not met");
   const state = side.open ? h("span", { class: "badge open" }, "open") : h("span", { class: "badge" }, "fixed");
   const notes = [];
-  if (side.fixes) notes.push(`${side.fixes} fix${side.fixes === 1 ? "" : "es"}`);
-  if (side.workarounds) notes.push(`${side.workarounds} workaround${side.workarounds === 1 ? "" : "s"}`);
+  if (side.fixes) notes.push(plural(side.fixes, "fix", "fixes"));
+  if (side.workarounds) notes.push(plural(side.workarounds, "workaround"));
   if (side.attemptCount) notes.push(`${side.attemptCount} tried`);
   const back = [];
   if (side.recurrences) back.push(h("span", { class: "recur" }, `↺ ${side.recurrences} after its fix`));
@@ -68,7 +70,7 @@ function sideCell(side) {
     back.push(h("span", { class: "recur" }, `${side.afterFixElsewhere} after a fix elsewhere`));
   }
   return h("div", { class: "side", "data-project": side.project },
-    h("span", { class: "count" }, `${side.sightings} sighting${side.sightings === 1 ? "" : "s"}`), " ",
+    h("span", { class: "count" }, plural(side.sightings, "sighting")), " ",
     state, notes.length ? h("div", { class: "quiet" }, notes.join(" · ")) : null,
     back.length ? h("div", {}, back.map((x, i) => [i ? " · " : "", x])) : null,
     h("div", {}, link(errorHref(side.id), "lineage", { class: "lineage-link" }), " · ",
@@ -127,7 +129,7 @@ function details(x, names) {
       : h("p", { class: "quiet" }, "Nothing tried that did not end it.");
     return h("section", { class: "compare-card", "data-project": name },
       h("h3", {}, name),
-      h("p", { class: "facts" }, `${side.sightings} sightings in ${side.tasks} tasks, `
+      h("p", { class: "facts" }, `${plural(side.sightings, "sighting")} in ${plural(side.tasks, "task")}, `
         + `${when(side.firstSeen)} to ${when(side.lastSeen)}; `
         + `${side.recurrences} after its own fix, ${side.afterFixElsewhere} after a fix elsewhere`),
       h("h4", {}, "Where it was fixed"), fixes, h("h4", {}, "Tried, did not end it"), tried);
