@@ -99,6 +99,12 @@ def test_the_loop_learns_from_its_first_run(api_url: str, project: str) -> None:
         hits = client.recall(project, GOAL, k=5).hits
         learned = next(h.episode for h in hits if h.episode.id == first.steps[1].episode_id)
         assert learned.uses == 1 and learned.successes == 1
+        # The failed first step comes with what fixed its error (lineage's evidence), typed.
+        failed = next(h for h in hits if h.episode.id == first.steps[0].episode_id)
+        assert [f.action for f in failed.fixed_by][:1] == [LATIN1], failed.fixed_by
+        assert failed.fixed_by[0].episode == first.steps[1].episode_id
+        assert failed.fixed_by[0].kind == "fixed" and failed.fixed_by[0].runs >= 1
+        assert failed.applies is not None and failed.applies.status == "unknown"  # no env
 
 
 def test_results_are_typed_and_writes_repeat_safely(api_url: str, project: str) -> None:

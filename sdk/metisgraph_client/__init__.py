@@ -22,6 +22,8 @@ from metisgraph_client._loop import (
     run_task,
 )
 from metisgraph_client._models import (
+    Applies,
+    HitFix,
     OutcomeStats,
     PlanContext,
     PlanMemory,
@@ -32,10 +34,12 @@ from metisgraph_client._models import (
 from metisgraph_client._openai import OpenAIChatModel
 
 __all__ = [
+    "Applies",
     "AsyncClient",
     "AuthError",
     "Client",
     "Executor",
+    "HitFix",
     "MetisgraphError",
     "Model",
     "ModelReplyError",

@@ -6,6 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "Applies",
+    "HitFix",
     "OutcomeStats",
     "PlanContext",
     "PlanMemory",
@@ -61,9 +63,30 @@ class RecallEpisode(_Answer):
     failures: int | None = None
 
 
+class HitFix(_Answer):
+    """What fixed (or worked around) an error this hit met, from lineage's evidence."""
+
+    kind: str  # fixed | workaround | resolved
+    action: str  # the fixing step's command, or its summary
+    runs: int  # runs in which this action did it
+    confidence: float | None = None
+    episode: str  # the fixing step
+    why: str | None = None  # the evidence the link was claimed on
+    error: str | None = None  # the error it fixed
+
+
+class Applies(_Answer):
+    """Whether the memory's conditions hold in the caller's stated environment."""
+
+    status: str  # yes | no | unknown
+    reasons: list[str] = Field(default_factory=list)
+
+
 class RecallHit(_Answer):
     episode: RecallEpisode
     score: float
+    fixed_by: list[HitFix] = Field(default_factory=list)
+    applies: Applies | None = None
 
 
 class RecallResult(_Answer):

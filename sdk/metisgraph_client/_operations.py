@@ -36,7 +36,10 @@ query($project: String!, $task: PlanTaskInput!, $k: Int!, $budget: Int!, $verifi
 RECALL = f"""
 query($project: String!, $query: String!, $context: RecallContext, $k: Int!) {{
   result: recall(project: $project, query: $query, context: $context, k: $k) {{
-    hits {{ score episode {{ {_EPISODE} }} }} abstained reason
+    hits {{ score episode {{ {_EPISODE} }}
+            fixedBy {{ kind action runs confidence episode why error }}
+            applies {{ status reasons }} }}
+    abstained reason
   }}
 }}"""
 SEARCH = """
