@@ -406,7 +406,7 @@ OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
 CALL (e) {
   OPTIONAL MATCH (e)-[rel:HIT|RESOLVED]->(r:Error {project: e.project})
   RETURN collect(DISTINCT CASE WHEN r IS NULL THEN null ELSE
-    {relation: type(rel), key: r.key, kind: r.kind, category: r.category,
+    {relation: type(rel), key: r.key, kind: r.kind, category: r.category, family: r.family,
      template: r.template, frames: r.frames} END) AS errors
 }
 CALL (e) {
@@ -587,3 +587,11 @@ WHERE e.recallable = true AND e.embedding IS NOT NULL
 WITH e LIMIT $limit
 RETURN e.project AS project, e.embedding AS vector, e.title_embedding AS title,
        trim(coalesce(e.title, '') + ' ' + left(coalesce(e.summary, ''), 300)) AS text
+
+// name: eval_episode_vectors
+// mode: read
+// Every recallable episode of `$project` with its own text vector: `eval retrieval`'s dense
+// baseline (api/eval/baselines.py) ranks them by cosine, nothing else.
+MATCH (e:Episode {project: $project})
+WHERE e.recallable = true AND e.embedding IS NOT NULL
+RETURN e.id AS id, e.embedding AS embedding

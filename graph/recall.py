@@ -35,6 +35,8 @@ from metisgraph.graph.conflicts import Conflict, conflict_partners, find_conflic
 from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
+from metisgraph.graph.learned_rank import rerank
+from metisgraph.graph.rank_features import FeatureTable
 from metisgraph.graph.recall_patterns import (
     PatternHit,
     fold_duplicates,
@@ -86,6 +88,8 @@ class Hit:
     tools: list[dict[str, Any]] = field(default_factory=list)  # used, with their statistics
     # Whether its conditions (environment, errors) hold in the caller's stated environment
     applies: Applicability = NOT_STATED
+    # ranker: learned — each feature's term in its score (graph/ranker.py), for `why`
+    features: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -101,6 +105,7 @@ class RecallOutcome:
     # The other side of a conflict outside the hits (CONTRADICTS / SUPERSEDES), shown whole
     partners: list[Hit] = field(default_factory=list)
     gate: Gate | None = None  # what the abstention read and decided (graph/abstention.py)
+    features: FeatureTable | None = None  # the shortlist's, when the settings keep them
 
 
 def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
@@ -241,7 +246,7 @@ async def _expand(
     shortlist: list[Fused],
     answers: ChannelAnswers,
     vector: list[float],
-) -> tuple[list[Hit], list[PatternHit]]:
+) -> tuple[list[Hit], list[PatternHit], FeatureTable | None]:
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
     merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
@@ -262,8 +267,10 @@ async def _expand(
     for hit in hits:
         hit.dropped = dropped
     hits.sort(key=lambda h: -h.score)
+    table = rerank(hits, answers.candidates, req)  # ranker: learned rescores them
+    hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)
-    return hits, patterns_for(patterns, hits)
+    return hits, patterns_for(patterns, hits), table
 
 
 def _ranked(
@@ -358,7 +365,7 @@ async def recall(
     # A candidate only weak evidence found (one tag, one tool …) is not returned.
     fused = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
     expanded = time.perf_counter()
-    shortlist, patterns = await _expand(
+    shortlist, patterns, table = await _expand(
         store, req, fused[: req.k * _EXPAND_EXTRA], answers, found.text
     )
     hits, patterns = _ranked(shortlist, patterns, req)
@@ -385,6 +392,7 @@ async def recall(
         patterns=[] if reason else patterns,
         partners=partners,
         gate=gate,
+        features=table,
     )
 
 

@@ -70,6 +70,11 @@ class TrustSettings:
 @dataclass(frozen=True)
 class RecallSettings:
     fusion: Literal["zscore", "rrf"] = "zscore"
+    # What orders the shortlist (the fused best k x 3): "hand" = the fused score plus the
+    # trust adjustment; "learned" = the shipped linear ranker over each candidate's
+    # features (graph/rank_features.py, graph/ranker.py).
+    ranker: Literal["hand", "learned"] = "hand"
+    features: bool = False  # keep the shortlist's features on the outcome (eval reads them)
     weights: ChannelWeights = field(default_factory=ChannelWeights)
     trust: TrustSettings = field(default_factory=TrustSettings)
     candidates: int = 50  # per channel
@@ -87,6 +92,8 @@ class RecallSettings:
 
 PRESETS: dict[str, RecallSettings] = {
     "balanced": RecallSettings(),
+    "hand": RecallSettings(),  # the hand-set fusion, whatever the default becomes
+    "learned": RecallSettings(ranker="learned"),
     "semantic": RecallSettings(
         weights=ChannelWeights(fulltext=0.5, context_text=0.25, title=0.5, context=0.5)
     ),

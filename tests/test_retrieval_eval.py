@@ -221,3 +221,34 @@ def test_eval_retrieval_counts_abstentions_on_off_topic_questions(
     again = json.loads(fixed.stdout.strip().splitlines()[-1])["abstention"]
     # All but the question sharing a stack frame with its answer (strong evidence, q4).
     assert again["thresholds"] == "request" and again["answerable"]["abstained"] == 3
+
+
+def test_eval_retrieval_scores_the_baselines_beside_the_product_and_records_features(
+    cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    from metisgraph.api.cli import eval_ranker  # noqa: F401 - registers `eval ranker`
+    from metisgraph.api.eval.ranker_data import read_features
+    from metisgraph.graph.rank_features import FEATURES
+
+    features = tmp_path / "small.npz"
+    args = ["eval", "retrieval", _set(fixtures_dir, "small"), "--json", "--features", features]
+    result = runner.invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(report["baselines"]) == {"bm25", "dense", "rrf"}
+    for figures in report["baselines"].values():
+        assert set(figures) == {"recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10"}
+        assert 0 < figures["recall@10"] <= 1
+    # The paraphrased question (q2) has no word of its answer: BM25 alone misses it first.
+    assert report["baselines"]["bm25"]["recall@1"] < report["recall@1"]
+    recorded = read_features(features)
+    assert recorded.names == FEATURES and recorded.name == "small"
+    assert [q["id"] for q in recorded.questions] == ["q1", "q2", "q3", "q4"]
+    assert recorded.matrix.shape == (len(recorded.ids), len(FEATURES))
+    # Every question's right answer is in its shortlist, labelled, the excluded one never.
+    assert int(recorded.label.sum()) == 4
+    assert "r8" not in [recorded.ids[r] for r in recorded.rows_of(3)]
+    order = ["eval", "ranker", str(features), "--json"]
+    judged = json.loads(runner.invoke(cli, order).stdout.strip().splitlines()[-1])
+    # The hand order recorded gives the product's own figure (same run, same shortlists).
+    assert judged["sets"][0]["hand"]["r5"] == pytest.approx(report["recall@5"], abs=1e-4)

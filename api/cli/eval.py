@@ -174,16 +174,26 @@ def retrieval(
         float | None,
         typer.Option(help="A fixed abstention threshold (default: each project's measured one)."),
     ] = None,
+    baselines: Annotated[
+        bool, typer.Option(help="Also score BM25, dense and their RRF on the same corpus.")
+    ] = True,
+    features: Annotated[
+        Path | None,
+        typer.Option(help="Record each question's shortlist features here (.npz, eval ranker)."),
+    ] = None,
 ) -> None:
-    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped;
+    """R@1/5/10, MRR@10, nDCG@10 and recall latency, through ingest and recall as shipped,
+    beside plain BM25, dense and hybrid RRF over the same corpus in the same run;
     abstentions on the answerable questions (and on --off-topic ones).
 
     A returned pattern counts its members, an episode its merged duplicates, in rank order
     (R@k still reads k corpus ids).
     """
     import asyncio
+    from dataclasses import replace
 
     from metisgraph.api.eval.off_topic import OffTopicError, load_off_topic
+    from metisgraph.api.eval.ranker_data import write_features
     from metisgraph.api.eval.retrieval import (
         AskOptions,
         RetrievalSetError,
@@ -191,10 +201,13 @@ def retrieval(
         evaluate_retrieval,
     )
     from metisgraph.api.services import open_services
+    from metisgraph.graph import PRESETS
 
     try:  # a bad query file is reported before anything is started or ingested
-        check_set(directory)
+        queries = check_set(directory)
         unrelated = tuple(q for path in off_topic or [] for q in load_off_topic(path))
+        if preset not in PRESETS:
+            raise RetrievalSetError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     except (RetrievalSetError, OffTopicError, OSError) as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
@@ -214,10 +227,14 @@ def retrieval(
                     memory_types=types,
                     abstain_below=abstain_below,
                     off_topic=unrelated,
+                    settings=replace(PRESETS[preset], features=True) if features else None,
                 ),
+                baselines=baselines,
             )
             if rankings is not None:
                 _write_rankings(rankings, report.rankings)
+            if features is not None:
+                write_features(features, directory.name, queries, report.features)
             return report.as_json()
 
     try:
@@ -248,10 +265,15 @@ def retrieval(
     table.add_column("latency p50 / p95 ms", justify="right")
     latency = result["latency_ms"]
     assert isinstance(latency, dict)
+    table.add_column("ranked by")
+    columns = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
     table.add_row(
-        *(str(result[k]) for k in ("n", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")),
-        f"{latency['p50']} / {latency['p95']}",
-    )
+        str(result["n"]), *(str(result[k]) for k in columns),
+        f"{latency['p50']} / {latency['p95']}", f"metisgraph ({preset})",
+    )  # fmt: skip
+    plain = result.get("baselines")
+    for name, figures in plain.items() if isinstance(plain, dict) else ():
+        table.add_row("", *(str(figures.get(k, "")) for k in columns), "", name)
     Console().print(table)
     _print_abstention(result.get("abstention"))
 

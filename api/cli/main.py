@@ -15,6 +15,7 @@ from rich.table import Table
 
 from metisgraph.api.cli import errors as cli_errors
 from metisgraph.api.cli import eval as cli_eval
+from metisgraph.api.cli import eval_ranker as _eval_ranker  # noqa: F401 - registers `eval ranker`
 from metisgraph.api.cli import exports as cli_exports
 from metisgraph.api.cli import graph as cli_graph
 from metisgraph.api.cli import keys as cli_keys

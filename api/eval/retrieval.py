@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from metisgraph.api.eval.baselines import baseline_rankings
 from metisgraph.api.eval.off_topic import OffTopic, ask_off_topic, gates_used
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.services import Services
@@ -37,6 +38,7 @@ from metisgraph.graph import (
     RecallSettings,
     consolidate,
 )
+from metisgraph.graph.rank_features import FeatureTable
 from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
 from metisgraph.ingest.question import Question
@@ -48,6 +50,7 @@ __all__ = [
     "load_queries",
     "metrics",
     "ranked_ids",
+    "scored",
 ]
 
 CUTOFFS = (1, 5, 10)
@@ -83,10 +86,15 @@ class RetrievalReport:
     maintain: list[dict[str, Any]] = field(default_factory=list)  # maintain's reports
     # answerable / off-topic abstentions and each project's threshold (api/eval/off_topic.py)
     abstention: dict[str, Any] = field(default_factory=dict)
+    # The plain baselines over the same corpus and queries (api/eval/baselines.py)
+    baselines: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Each question's shortlist features, when the settings keep them (train a ranker)
+    features: dict[str, FeatureTable] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "abstention": self.abstention,
+            "baselines": self.baselines,
             "patterns_top5": self.patterns_top5,
             "maintain": self.maintain,
             "n": self.n,
@@ -235,6 +243,7 @@ class _Tally:
     failures: list[dict[str, str]] = field(default_factory=list)
     rankings: dict[str, list[str]] = field(default_factory=dict)
     patterns_top5: int = 0
+    features: dict[str, FeatureTable] = field(default_factory=dict)
 
     def add(self, q: EvalQuery, ranked: list[str], ms: float, abstained: bool) -> None:
         for name, value in metrics(ranked, q.relevant).items():
@@ -299,6 +308,8 @@ async def _ask_all(
         ranked = [i for i in ranked_ids(result) if i not in q.exclude]
         ms = (time.perf_counter() - started) * 1000
         tally.add(q, ranked, ms, result.abstained)
+        if result.features is not None:
+            tally.features[q.id] = result.features
         tally.patterns_top5 += any(p.rank <= 5 for p in result.patterns)
     return tally
 
@@ -319,9 +330,10 @@ async def evaluate_retrieval(
     namespace: str | None = None,
     maintain: ConsolidationSettings | None = None,
     options: AskOptions | None = None,
+    baselines: bool = True,
 ) -> RetrievalReport:
     """Ingest DIR/corpus.jsonl into a fresh namespace (then ``maintain`` it when given), ask
-    DIR/queries.jsonl, measure."""
+    DIR/queries.jsonl, measure; and the plain baselines over the same corpus and queries."""
     options = options or AskOptions(k=k, preset=preset)
     corpus, queries_file = _set_files(directory)
     queries = load_queries(queries_file)
@@ -336,6 +348,7 @@ async def evaluate_retrieval(
         maintained = await _maintained(services, created, maintain) if maintain else []
         tally = await _ask_all(services, queries, namespace, options)
         abstention = await _abstention(services, tally, created, namespace, options)
+        plain = await baseline_rankings(services, corpus, queries, namespace) if baselines else {}
     finally:
         if not keep:  # every project the corpus wrote, asked about or not
             for project in sorted(created):
@@ -357,6 +370,8 @@ async def evaluate_retrieval(
         patterns_top5=tally.patterns_top5,
         maintain=maintained,
         abstention=abstention,
+        baselines={name: scored(queries, ranked) for name, ranked in plain.items()},
+        features=tally.features,
     )
 
 
@@ -384,3 +399,14 @@ async def _abstention(
         )
         out["off_topic"] = off.as_json()
     return out
+
+
+def scored(queries: list[EvalQuery], rankings: dict[str, list[str]]) -> dict[str, float]:
+    """R@1/5/10, MRR@10 and nDCG@10 of ranked lists (query id -> ids), over the queries."""
+    totals: dict[str, float] = {}
+    for q in queries:
+        for name, value in metrics(rankings.get(q.id, []), q.relevant).items():
+            totals[name] = totals.get(name, 0.0) + value
+    n = len(queries) or 1
+    names = {"r1": "recall@1", "r5": "recall@5", "r10": "recall@10", "mrr": "mrr@10"}
+    return {names.get(k, "ndcg@10"): round(v / n, 4) for k, v in totals.items()}

@@ -25,6 +25,7 @@ from metisgraph.api.graphql.recall_caveat_types import (
     abstention_view,
 )
 from metisgraph.api.graphql.snippet_views import BridgeSnippet, bridge_snippet
+from metisgraph.api.graphql.why_types import ChannelScore, FeatureTerm, TrustFactor, feature_terms
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallOutcome, native_value
 from metisgraph.graph import PatternHit as FoundPattern
@@ -102,20 +103,6 @@ class HitError:
     frames: list[str]
 
 
-@strawberry.type
-class ChannelScore:
-    channel: str
-    score: float = strawberry.field(description="The channel's own score (cosine, Lucene, …)")
-    rank: int
-    contribution: float = strawberry.field(description="What it added to the relevance")
-
-
-@strawberry.type
-class TrustFactor:
-    factor: str
-    value: float = strawberry.field(description="1 is neutral; below lowers, above raises")
-
-
 @strawberry.type(description="What the trust factors were made from.")
 class TrustEvidence:
     source: str | None
@@ -149,6 +136,10 @@ class Why:
     )
     tools: list[ToolStats] = strawberry.field(
         description="The tools the episode used, with how their uses went in its project"
+    )
+    features: list[FeatureTerm] = strawberry.field(
+        description="Under the learned ranker (preset learned): each feature's term in the "
+        "score, largest first; empty under the hand-set fusion"
     )
 
 
@@ -364,6 +355,12 @@ def _task(row: dict[str, Any] | None) -> TaskInfo | None:
     )
 
 
+def _trust_adjustment(hit: Hit) -> float:
+    """What trust added: to the relevance (hand), or the trust terms of the learned score."""
+    learned = (v for k, v in hit.features.items() if k.startswith("trust."))
+    return sum(learned) if hit.features else hit.score - hit.relevance
+
+
 def _why(hit: Hit) -> Why:
     channels = [
         ChannelScore(
@@ -377,12 +374,13 @@ def _why(hit: Hit) -> Why:
     trust = [TrustFactor(factor=k, value=v) for k, v in sorted(hit.trust.items())]
     return Why(
         relevance=hit.relevance,
-        trust_adjustment=hit.score - hit.relevance,
+        trust_adjustment=_trust_adjustment(hit),
         channels=channels,
         trust=trust,
         evidence=TrustEvidence(**hit.evidence),
         dropped=hit.dropped,
         tools=[tool_stats_view(t) for t in hit.tools],
+        features=feature_terms(hit.features),
     )
 
 

@@ -168,7 +168,8 @@ class RecallQuery:
         preset: Annotated[
             str,
             strawberry.argument(
-                description="Channel weights: balanced, semantic, lexical, errors, rrf"
+                description="Channel weights and ranker: balanced (= hand), semantic, lexical, "
+                "errors, rrf, learned (the learned ranker over the hand-set shortlist)"
             ),
         ] = "balanced",
         abstain_below: Annotated[
