@@ -60,6 +60,8 @@ if typing.TYPE_CHECKING:
         recount_steps,
         verdict_feedback_within,
     )
+    from metisgraph.graph.rank_features import FEATURES, FeatureTable
+    from metisgraph.graph.ranker import LinearRanker, RankerFileError, load_ranker, shipped_ranker
     from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
     from metisgraph.graph.recall_request import (
         ALL_OUTCOMES,
@@ -109,6 +111,7 @@ __all__ = [
     "CONFIDENCE",
     "COUNTERS",
     "DEFAULT_MEMORY_TYPES",
+    "FEATURES",
     "GRAPH_MIGRATIONS",
     "MEMORY_TYPES",
     "PRESETS",
@@ -123,12 +126,14 @@ __all__ = [
     "ConsolidationSettings",
     "EmbeddedNeo4jSettings",
     "EnvironmentQuery",
+    "FeatureTable",
     "Gate",
     "GraphStore",
     "Hit",
     "IndexHealth",
     "InvalidCursor",
     "InvalidId",
+    "LinearRanker",
     "MaintainReport",
     "Migration",
     "ModelChanged",
@@ -141,6 +146,7 @@ __all__ = [
     "Posterior",
     "Query",
     "QuestionVectors",
+    "RankerFileError",
     "RecallFilters",
     "RecallOutcome",
     "RecallRequest",
@@ -174,6 +180,7 @@ __all__ = [
     "in_turn",
     "lazy_face",
     "lineage_heads",
+    "load_ranker",
     "merge_families",
     "native_value",
     "open_driver",
@@ -195,6 +202,7 @@ __all__ = [
     "repair_vector_index",
     "search_snippets",
     "set_family_shapes",
+    "shipped_ranker",
     "snippet_detail",
     "snippet_state",
     "stamp_store",

@@ -22,12 +22,16 @@ def ranker(
     features: Annotated[
         list[Path], typer.Argument(help="Shortlists recorded by eval retrieval --features.")
     ],
-    method: Annotated[str, typer.Option(help="pairwise or pointwise.")] = "pairwise",
+    method: Annotated[str, typer.Option(help="pointwise or pairwise.")] = "pointwise",
     l2: Annotated[float, typer.Option(help="L2 penalty on the standardised weights.")] = 1.0,
     write: Annotated[
         Path | None, typer.Option(help="Write the ranker trained on every set here.")
     ] = None,
     version: Annotated[str, typer.Option(help="The version the written ranker carries.")] = "",
+    only: Annotated[
+        str,
+        typer.Option(help="Train on the features whose names start so (comma-separated)."),
+    ] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Per set: the hand-set fusion, the ranker trained on every set (plain) and the ranker
@@ -42,9 +46,13 @@ def ranker(
     except (OSError, ValueError, KeyError) as error:
         err.print(f"[red]{error}", highlight=False)
         raise typer.Exit(1) from None
-    trained, figures = judge(sets, method, l2)  # type: ignore[arg-type]
+    prefixes = tuple(p.strip() for p in only.split(",") if p.strip())
+    names = [n for n in sets[0].names if n.startswith(prefixes)] if prefixes else None
+    if names == []:
+        raise typer.BadParameter(f"no feature starts with {only!r}", param_hint="--only")
+    trained, figures = judge(sets, method, l2, names)  # type: ignore[arg-type]
     if write is not None:
-        named = f"{method}-l2={l2}-" + "+".join(trained.trained_on)
+        named = f"{method}-l2={l2}-only={only or 'all'}-" + "+".join(trained.trained_on)
         from dataclasses import replace
 
         replace(trained, version=version or named).write(write)

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metisgraph.api.eval.retrieval import EvalQuery
-from metisgraph.graph.rank_features import FEATURES, FeatureTable
+from metisgraph.graph import FEATURES, FeatureTable
 
 __all__ = ["FeatureSet", "read_features", "write_features"]
 

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from metisgraph.api.eval.ranker_data import FeatureSet
 from metisgraph.api.eval.retrieval import metrics
-from metisgraph.graph.ranker import LinearRanker
+from metisgraph.graph import LinearRanker
 
 __all__ = ["Method", "SetFigures", "fit", "judge", "ranked_lists", "set_figures"]
 
@@ -125,7 +125,7 @@ def _logistic(x: Vector, y: Vector, w: Vector, intercept: bool, l2: float) -> Ve
 
 def fit(
     sets: Sequence[FeatureSet],
-    method: Method = "pairwise",
+    method: Method = "pointwise",
     l2: float = 1.0,
     version: str = "dev",
     names: Sequence[str] | None = None,
@@ -159,14 +159,18 @@ class SetFigures:
 
 
 def judge(
-    sets: Sequence[FeatureSet], method: Method = "pairwise", l2: float = 1.0
+    sets: Sequence[FeatureSet],
+    method: Method = "pointwise",
+    l2: float = 1.0,
+    names: Sequence[str] | None = None,
 ) -> tuple[LinearRanker, list[SetFigures]]:
-    """The ranker trained on every set, and each set's hand, plain and held-out figures."""
-    everything = fit(sets, method, l2)
+    """The ranker trained on every set, and each set's hand, plain and held-out figures
+    (``names``: the features it reads; default every recorded one)."""
+    everything = fit(sets, method, l2, names=names)
     out = []
     for data in sets:
         others = [d for d in sets if d is not data]
-        held = fit(others, method, l2) if others else everything
+        held = fit(others, method, l2, names=names) if others else everything
         out.append(
             SetFigures(
                 name=data.name,

@@ -33,12 +33,12 @@ from metisgraph.api.services import Services
 from metisgraph.graph import (
     DEFAULT_MEMORY_TYPES,
     ConsolidationSettings,
+    FeatureTable,
     RecallFilters,
     RecallOutcome,
     RecallSettings,
     consolidate,
 )
-from metisgraph.graph.rank_features import FeatureTable
 from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.adapters import Parsed, Refused, read_path
 from metisgraph.ingest.question import Question
