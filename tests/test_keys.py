@@ -307,6 +307,35 @@ def test_pending_memories_reach_only_callers_who_may_review(keys: Keys) -> None:
     keys.refused("read", "review", only_pending, p=keys.project)
 
 
+def test_pending_snippets_reach_only_callers_who_may_review(keys: Keys) -> None:
+    """The same rule for code memory: a risky snippet waiting for review is kept from the
+    snippet search and planContext of a key that cannot review it (it was found by both)."""
+    record = """mutation($i: SnippetRecordInput!) { recordSnippet(input: $i) {
+      id status snippet { reviewStatus } } }"""
+    risky = {"project": keys.project, "language": "bash", "name": "free_build_disk",
+             "description": "free the disk of the build host by wiping the scratch volume",
+             "code": "rm -rf / --no-preserve-root\n"}  # fmt: skip
+    written = keys.body("write", record, i=risky)["data"]["recordSnippet"]
+    assert written["snippet"]["reviewStatus"] == "pending", written
+    search = """query($p: String!) { searchSnippets(project: $p,
+      query: "free the disk of the build host", k: 5) { snippet { id } } }"""
+    plan = """query($p: String!) { planContext(project: $p,
+      task: {goal: "free the disk of the build host"}, k: 20) { memories { id } } }"""
+
+    def found(who: str) -> set[str]:
+        hits = keys.body(who, search, p=keys.project)["data"]["searchSnippets"]
+        return {h["snippet"]["id"] for h in hits}
+
+    def planned(who: str) -> set[str]:
+        memories = keys.body(who, plan, p=keys.project)["data"]["planContext"]["memories"]
+        return {m["id"] for m in memories}
+
+    for who in ("read", "write"):
+        assert written["id"] not in found(who) and written["id"] not in planned(who), who
+    for who in ("review", "admin"):
+        assert written["id"] in found(who) and written["id"] in planned(who), who
+
+
 def test_n_workers_share_a_rate_not_multiply_it() -> None:
     """Issue 30, item 8: three workers told they are three (METISGRAPH_RATE_WORKERS) let a
     key spread over them make its stated 6 a minute in all; each alone would let 6 through

@@ -19,7 +19,7 @@ from metisgraph.api.graphql.prompt_tokens import prompt_tokenizer
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.graphql.snippet_service import search
 from metisgraph.api.services import Services
-from metisgraph.graph import RecallFilters, RecallOutcome
+from metisgraph.graph import RECALLABLE_REVIEW, RecallFilters, RecallOutcome
 from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.question import MAX_CONTEXT_TOOLS, Question, QuestionError, check_names
 
@@ -115,6 +115,7 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
                 services, project=req.project, query=req.goal, language=None, kind=None,
                 imports=[], calls=[], k=_SNIPPETS, environment=req.environment,
                 require_verified=req.require_verified, embed_after=embedded,
+                hide_pending="pending" not in (req.filters.review or RECALLABLE_REVIEW),
             )  # fmt: skip
         except BaseException:
             recalling.cancel()

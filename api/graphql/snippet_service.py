@@ -93,13 +93,15 @@ async def search(
     require_verified: bool = False,
     embed_after: asyncio.Event | None = None,
     structure: Structure | None = None,
+    hide_pending: bool = False,
 ) -> list[tuple[SnippetHit, Verdict]]:
     """Snippets for a query and/or structure, each with its verdict for `environment`;
     with `require_verified`, only those a sandboxed run passed in an environment that
     does not contradict `environment`. ``embed_after``: the questions' lane is one thread;
     the query waits for this before it is embedded (a caller's more urgent embedding goes
     first), while its words are searched. ``structure``: the signature, files and symbols
-    asked for besides imports and calls."""
+    asked for besides imports and calls. ``hide_pending``: leave out risky snippets waiting
+    for a reviewer (a caller who may not review the project: as recall does)."""
     if not 1 <= k <= MAX_K:
         raise UserError(f"k must be between 1 and {MAX_K}, got {k}")
     wanted_imports = _names("imports", imports)
@@ -122,7 +124,7 @@ async def search(
         files=tuple(shape.files),
         name=shape.name,
         parameters=tuple(shape.parameters),
-        k=k,
+        k=min(MAX_K, 2 * k) if hide_pending else k,  # room for the pending ones left out
         verified=require_verified,
         environment=_compatible_with(environment) if require_verified else None,
         caller=_caller(environment),
@@ -132,6 +134,8 @@ async def search(
     hits = await search_snippets(
         services.store, q, vector_filters=services.vector_filters, embedding=embedding
     )
+    if hide_pending:
+        hits = [hit for hit in hits if hit.snippet.get("review_status") != "pending"][:k]
     return [(hit, verdict_for(hit.snippet, environment)) for hit in hits]
 
 

@@ -36,6 +36,7 @@ from metisgraph.api.graphql.snippet_views import (
     notes_view,
     snippet_view,
 )
+from metisgraph.api.scopes import Scope
 from metisgraph.graph import SnippetHit as FoundSnippet
 from metisgraph.graph import native_value
 from metisgraph.ingest import EnvironmentInput as EnvironmentRecord
@@ -159,6 +160,7 @@ class SnippetQuery:
             environment=environment_record(environment), require_verified=require_verified,
             structure=service.Structure(symbols=symbols or [], files=files or [], name=name,
                                         parameters=parameters or []),
+            hide_pending=not info.context.caller.allows(project, Scope.review),
         )  # fmt: skip
         return [_hit(hit, verdict) for hit, verdict in found]
 
