@@ -112,7 +112,7 @@ def test_every_declared_dependency_is_used() -> None:
             used |= {_normal(d) for d in distributions.get(module, [_normal(module)])}
     # Named for what they do at run time, not for an import: the Rust codec the driver
     # picks up, the grammar wheels the language pack loads, the model's package data, the
-    # tools (ruff, mypy) the lint extra runs.
+    # tools (ruff, mypy) the lint extra runs, the pytest plugin `make test` runs by `-n`.
     not_imported = {
         "neo4j-rust-ext",
         "tree-sitter-javascript",
@@ -124,6 +124,7 @@ def test_every_declared_dependency_is_used() -> None:
         "onnx",
         "ruff",
         "mypy",
+        "pytest-xdist",
     }
     unused = _declared("test", "lint", "bench") - used - not_imported
     assert unused == set()
