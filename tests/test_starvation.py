@@ -16,6 +16,18 @@ STREAMS = 16  # as many as the default request slots (METISGRAPH_MAX_CONCURRENT_
 PROJECTS = "{ projects { name } }"
 
 
+def _whole_answer(received: bytes) -> bool:
+    """The answer's head and as much body as it declares (they may come in two packets)."""
+    head, found, body = received.partition(b"\r\n\r\n")
+    if not found:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value.strip())
+    return True
+
+
 async def _slow_body(url: str, token: str, answer: list[bytes]) -> None:
     """POST /graphql declaring 100,000 bytes and sending one every 2 s, until answered."""
     parts = urlsplit(url)
@@ -27,7 +39,7 @@ async def _slow_body(url: str, token: str, answer: list[bytes]) -> None:
         await sock.send(head.encode())
         received = b""
         with anyio.move_on_after(60):
-            while b"\r\n\r\n" not in received:
+            while not _whole_answer(received):
                 with anyio.move_on_after(2):
                     try:
                         received += await sock.receive()
