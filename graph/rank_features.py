@@ -119,14 +119,14 @@ def _channel_columns(
     hits: Sequence[Hit], answers: Mapping[str, Sequence[Candidate]]
 ) -> list[list[float]]:
     """Each hit's score and 1/rank in every registered channel (absent: floor or 0)."""
-    stats: dict[str, tuple[float, float, float]] = {}  # name: mean, spread, floor/best
+    stats: dict[str, tuple[float, float, float, float]] = {}  # mean, spread, floor, best
     for name, ranked in answers.items():
         values = [c.score for c in ranked]
         if not values:
             continue
         mean = sum(values) / len(values)
         spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
-        stats[name] = (mean, spread, (min(values) - mean) / spread)
+        stats[name] = (mean, spread, (min(values) - mean) / spread, max(values) or 1.0)
     rows = []
     for hit in hits:
         row: list[float] = []
@@ -135,9 +135,8 @@ def _channel_columns(
             if c.name not in stats:
                 row += [0.0, 0.0]
                 continue
-            mean, spread, floor = stats[c.name]
+            mean, spread, floor, best = stats[c.name]
             if c.kind == "graph":
-                best = max(x.score for x in answers[c.name]) or 1.0
                 row.append(score / best if score is not None else 0.0)
             else:
                 row.append((score - mean) / spread if score is not None else floor)
