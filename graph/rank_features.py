@@ -185,19 +185,34 @@ def _task(index: int, hits: Sequence[Hit], evidence: Sequence[_Evidence]) -> lis
 _LINKS = ("errors", "families", "symbols", "files", "task")
 
 
-def _links(a: _Evidence, b: _Evidence) -> float:
-    return sum(bool(getattr(a, r) & getattr(b, r)) for r in _LINKS) / len(_LINKS)
+def _shared_links(evidence: Sequence[_Evidence]) -> Matrix:
+    """The share of the link kinds each pair of candidates has in common (n x n, 0 on the
+    diagonal): one incidence matrix per kind, multiplied (numpy, not n² set intersections)."""
+    n = len(evidence)
+    shared = np.zeros((n, n))
+    for relation in _LINKS:
+        values: dict[str, int] = {}
+        pairs = [(i, values.setdefault(v, len(values)))
+                 for i, e in enumerate(evidence) for v in getattr(e, relation)]  # fmt: skip
+        if not pairs:
+            continue
+        incidence = np.zeros((n, len(values)))
+        rows, columns = zip(*pairs, strict=True)
+        incidence[list(rows), list(columns)] = 1.0
+        shared += (incidence @ incidence.T) > 0
+    np.fill_diagonal(shared, 0.0)
+    return shared / len(_LINKS)
 
 
 def _spread(evidence: Sequence[_Evidence], linked: Sequence[bool]) -> list[tuple[float, float]]:
     """Each candidate's spread from the hand order and its hops from the question."""
-    out = []
-    for i, mine in enumerate(evidence):
-        shared = [_links(mine, other) if j != i else 0.0 for j, other in enumerate(evidence)]
-        spread = sum(s / (j + 1) for j, s in enumerate(shared))
-        near = any(s and linked[j] for j, s in enumerate(shared))
-        out.append((spread, 1.0 if linked[i] else 0.5 if near else 0.0))
-    return out
+    if not evidence:
+        return []
+    shared = _shared_links(evidence)
+    spread = shared @ (1.0 / np.arange(1, len(evidence) + 1))
+    near = ((shared > 0) & np.asarray(linked, dtype=bool)[None, :]).any(axis=1)
+    return [(float(spread[i]), 1.0 if linked[i] else 0.5 if near[i] else 0.0)
+            for i in range(len(evidence))]  # fmt: skip
 
 
 def _days(moment: Any) -> float | None:
