@@ -62,7 +62,8 @@ if typing.TYPE_CHECKING:
     )
     from metisgraph.graph.rank_features import FEATURES, FeatureTable
     from metisgraph.graph.ranker import LinearRanker, RankerFileError, load_ranker, shipped_ranker
-    from metisgraph.graph.recall import Hit, PatternHit, RecallOutcome, recall
+    from metisgraph.graph.recall import PatternHit, RecallOutcome, recall
+    from metisgraph.graph.recall_hit import Hit
     from metisgraph.graph.recall_request import (
         ALL_OUTCOMES,
         DEFAULT_MEMORY_TYPES,

@@ -17,7 +17,7 @@ from metisgraph.graph.ranker import shipped_ranker
 from metisgraph.graph.recall_request import RecallRequest
 
 if TYPE_CHECKING:
-    from metisgraph.graph.recall import Hit
+    from metisgraph.graph.recall_hit import Hit
 
 __all__ = ["rerank"]
 

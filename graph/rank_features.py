@@ -40,7 +40,7 @@ from metisgraph.graph.fusion import Candidate
 from metisgraph.graph.recall_request import RecallRequest
 
 if TYPE_CHECKING:
-    from metisgraph.graph.recall import Hit
+    from metisgraph.graph.recall_hit import Hit
 
 __all__ = ["FEATURES", "TOP", "FeatureTable", "candidate_features"]
 

@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 
 from metisgraph.graph.abstention import Gate, judge
 from metisgraph.graph.applicability import (
-    NOT_STATED,
-    Applicability,
     CallerConditions,
     episode_applies,
     episode_text,
@@ -37,6 +35,7 @@ from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.learned_rank import rerank
 from metisgraph.graph.rank_features import FeatureTable
+from metisgraph.graph.recall_hit import Hit
 from metisgraph.graph.recall_patterns import (
     PatternHit,
     fold_duplicates,
@@ -59,37 +58,6 @@ _STORED_JSON = ("facts", "action_parameters")  # maps an episode keeps as JSON t
 # recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
 _EPISODE_MOMENTS = ("created_at", "last_used_at", "confirmed_at", "active_at")
 _TASK_MOMENTS = ("started_at", "ended_at")
-
-
-@dataclass
-class Hit:
-    episode: dict[str, Any]
-    task: dict[str, Any] | None
-    score: float
-    relevance: float
-    channels: dict[str, float]
-    ranks: dict[str, int]
-    contributions: dict[str, float]
-    trust: dict[str, float]
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    environment: dict[str, Any] | None = None
-    previous: dict[str, Any] | None = None
-    next: dict[str, Any] | None = None
-    flagged: list[str] = field(default_factory=list)
-    snippets: list[dict[str, Any]] = field(default_factory=list)  # + compatible, reasons
-    dropped: list[str] = field(default_factory=list)  # channels that could not be asked
-    duplicates: list[str] = field(default_factory=list)  # merged into this one (maintain)
-    rank: int = 0  # its place among everything returned, patterns included (1 = first)
-    evidence: dict[str, Any] = field(default_factory=dict)  # what the trust factors read
-    superseded_by: list[str] = field(default_factory=list)  # newer fixes of the same error
-    # What fixed the errors it hit (the lineage's fix links), grouped by action, fixes first:
-    # {kind, action, runs, links, confidence, episode, summary, parameters, why, error}.
-    fixed_by: list[dict[str, Any]] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)  # used, with their statistics
-    # Whether its conditions (environment, errors) hold in the caller's stated environment
-    applies: Applicability = NOT_STATED
-    # ranker: learned — each feature's term in its score (graph/ranker.py), for `why`
-    features: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

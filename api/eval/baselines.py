@@ -19,12 +19,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from metisgraph.api.eval.retrieval import EvalQuery
     from metisgraph.api.services import Services
 
 __all__ = ["BASELINES", "BM25", "baseline_rankings", "rrf", "tokens"]
@@ -35,6 +34,21 @@ RRF_K = 60
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+|\d+")
 _PARTS = re.compile(r"[a-z]+|\d+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
+class AskedQuery(Protocol):
+    """What the baselines read of an evaluation question (api/eval/retrieval.py's EvalQuery)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def project(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def exclude(self) -> frozenset[str]: ...
 
 
 def tokens(text: str | None) -> list[str]:
@@ -106,16 +120,16 @@ def _corpus(path: Path) -> list[_Item]:
     return items
 
 
-def _question(q: EvalQuery) -> str:
+def _question(q: AskedQuery) -> str:
     return "\n".join(x for x in (q.text, q.error) if x)
 
 
 async def _dense(
-    services: Services, queries: Sequence[EvalQuery], namespace: str, depth: int
+    services: Services, queries: Sequence[AskedQuery], namespace: str, depth: int
 ) -> dict[str, list[str]]:
     """Each query's items by cosine with their stored text vector, best first."""
     out: dict[str, list[str]] = {}
-    by_project: dict[str, list[EvalQuery]] = defaultdict(list)
+    by_project: dict[str, list[AskedQuery]] = defaultdict(list)
     for q in queries:
         by_project[q.project].append(q)
     for project, asked in by_project.items():
@@ -136,7 +150,7 @@ async def _dense(
 
 
 async def baseline_rankings(
-    services: Services, corpus: Path, queries: Sequence[EvalQuery], namespace: str
+    services: Services, corpus: Path, queries: Sequence[AskedQuery], namespace: str
 ) -> dict[str, dict[str, list[str]]]:
     """baseline -> query id -> ranked corpus ids (the best ``DEPTH``)."""
     by_project: dict[str, dict[str, str]] = defaultdict(dict)
