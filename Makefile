@@ -45,7 +45,7 @@ run: install
 # suite is half waiting on Neo4j and on subprocesses. A given NEO4J_URI is one server for
 # every test: one process then.
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
-XDIST := -n $(TEST_WORKERS) --dist loadgroup
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 
 test: install
 	$(BIN)/pytest $(XDIST) --durations=15

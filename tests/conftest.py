@@ -37,12 +37,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason="heavy: run with METISGRAPH_HEAVY=1")
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        # Split across workers (`-n 2 --dist loadgroup`) a module at a time, and the tests of
-        # each of ../shared's session ingests together: each is set up once, on one worker
-        # (the two ingests are minutes each: on two workers when two are free).
-        shared = [name for name in ("shared_run", "shared_trajectories") if name in used]
-        group = shared[0] if shared else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
         if "shared_dir" in used and "shared" not in item.keywords:
             item.add_marker(pytest.mark.shared)
         if "scratch_neo4j" in used and "slow" not in item.keywords:
