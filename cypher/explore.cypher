@@ -18,22 +18,26 @@ ORDER BY name
 // $order (COUNT: most sightings; UNRESOLVED: the same, open ones only — never fixed, or
 // sighted again after their last fix; RECENT: latest sighting), then project and key.
 // Keyset pagination: $after holds the rank, project and key of the last row seen.
+// Without a window the counts are those kept on the Error nodes (cypher/error_counts.cypher):
+// the page reads the errors, not their sightings. A window counts the sightings in it.
 UNWIND $projects AS project
 MATCH (r:Error {project: project})
 WHERE r.key IS NOT NULL
 CALL (r) {
-  OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
-  WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
-  RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
-         min(e.created_at) AS first, max(e.created_at) AS last
-}
-WITH r, sightings, tasks, first, last
-WHERE sightings > 0 OR ($since IS NULL AND $until IS NULL)
-CALL (r) {
-  // fixes claimed with evidence (graph/lineage/attribution.py); a workaround is not one
-  OPTIONAL MATCH (e:Episode {project: r.project})-[l:RESOLVED]->(r)
-  WHERE l.kind = 'fixed'
-  RETURN count(DISTINCT e) AS fixes, max(e.created_at) AS fixed_at
+  WITH r WHERE $since IS NULL AND $until IS NULL
+  RETURN coalesce(r.sightings, 0) AS sightings, coalesce(r.tasks, 0) AS tasks,
+         r.first_sighting AS first, r.last_sighting AS last,
+         coalesce(r.fixes, 0) AS fixes, r.fixed_at AS fixed_at
+  UNION ALL
+  WITH r WHERE $since IS NOT NULL OR $until IS NOT NULL
+  CALL (r) {
+    OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
+    WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
+    RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
+           min(e.created_at) AS first, max(e.created_at) AS last
+  }
+  WITH r, sightings, tasks, first, last WHERE sightings > 0
+  RETURN sightings, tasks, first, last, coalesce(r.fixes, 0) AS fixes, r.fixed_at AS fixed_at
 }
 WITH r, sightings, tasks, first, last, fixes, fixed_at,
      fixed_at IS NULL OR (last IS NOT NULL AND last > fixed_at) AS open

@@ -134,14 +134,6 @@ SET r.first_seen = CASE WHEN row.seen < r.first_seen THEN row.seen ELSE r.first_
     r.last_seen = CASE WHEN row.seen > r.last_seen THEN row.seen ELSE r.last_seen END,
     r.embedding = coalesce(row.embedding, r.embedding)
 
-// name: link_errors
-// mode: write
-CYPHER replan=skip
-UNWIND $rows AS row
-MATCH (e:Episode {project: row.project, id: row.episode_id})
-MATCH (r:Error {project: row.project, key: row.key})
-MERGE (e)-[:HIT]->(r)
-
 // name: upsert_environments
 // mode: write
 CYPHER replan=skip
@@ -316,7 +308,10 @@ WITH t, collect(e {.id, .outcome, .action_type, .action_command, .action_paramet
 RETURN t.project AS project, t.id AS task, steps,
        COLLECT { MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:HIT]->(r:Error {project: t.project})
                  WITH DISTINCT r
-                 RETURN r {.key, .kind, .sample, .frames, .symbols} } AS errors
+                 RETURN r {.key, .kind, .sample, .frames, .symbols} } AS errors,
+       // the errors its steps resolved before this derivation: their fixes are recounted
+       COLLECT { MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:RESOLVED]->(r:Error {project: t.project})
+                 RETURN DISTINCT r.key } AS resolved
 
 // name: attribution_links
 // mode: write

@@ -91,6 +91,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "instance details (the originals behind placeholders) no longer kept by default",
         cypher_step("forget_instance_details"),
     ),
+    Migration(
+        7,
+        "the counts the errors pages rank by, kept on every Error node",
+        cypher_step("migrate_error_counts"),
+    ),
 )
 
 

@@ -71,6 +71,7 @@ class WriteBatch:
             plan.append(("touch_project", {"projects": sorted(self.projects)}))
         for name, key, rows in (
             ("upsert_tasks", "rows", self.tasks),
+            ("unlink_replaced_errors", "rows", self.replaced),
             ("unlink_replaced_episodes", "rows", self.replaced),
             ("unlink_replaced_situations", "rows", self.replaced),
             ("upsert_episodes", "rows", self.episodes),

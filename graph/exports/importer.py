@@ -77,6 +77,7 @@ async def import_graph(
     pending: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     counts = {"node": 0, "edge": 0}
+    errors: set[str] = set()  # their counts are the export's: recounted in this store after
     for kind, item in _chain(first, parts):
         if kind not in counts:
             continue
@@ -88,6 +89,8 @@ async def import_graph(
         try:
             if kind == "node":
                 pending.append(_node_row(item, target))
+                if pending[-1]["kind"] == "Error":
+                    errors.add(pending[-1]["key"])
             else:
                 edges.append(_edge_row(item, elements))
         except ValueError as exc:
@@ -101,6 +104,10 @@ async def import_graph(
             edges = []
     await _write_nodes(store, pending, elements, summary)
     await _write_edges(store, edges, summary)
+    keys = sorted(errors)
+    for start in range(0, len(keys), _BATCH):
+        rows = [{"project": target.project, "key": k} for k in keys[start : start + _BATCH]]
+        await store.run("recount_errors", rows=rows)
     return summary
 
 

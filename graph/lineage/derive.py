@@ -90,6 +90,16 @@ async def derive_links(
         )
     if rows:
         await runner.run("attribution_links", tasks=rows)
+        # the fixes kept on the errors (cypher/error_counts.cypher): those the tasks' steps
+        # hit, and those they resolved before (a link may have gone)
+        errors = sorted(
+            {(row["project"], r["key"]) for row in facts for r in row["errors"]}
+            | {(row["project"], key) for row in facts for key in row.get("resolved") or ()}
+        )
+        if errors:
+            await runner.run(
+                "recount_error_fixes", rows=[{"project": p, "key": k} for p, k in errors]
+            )
     return counts
 
 

@@ -111,6 +111,8 @@ async def _errors(store: GraphStore, project: str, keys: list[str]) -> None:
     if not keys:
         return
     await store.run("forget_orphan_errors", project=project, keys=keys)
+    # the counts the errors pages read, without the forgotten sightings and fixes
+    await store.run("recount_errors", rows=[{"project": project, "key": k} for k in keys])
     sources = await store.run("error_sample_sources", project=project, keys=keys)
     samples = []
     for row in sources:
