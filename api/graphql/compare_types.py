@@ -7,9 +7,9 @@ from __future__ import annotations
 import strawberry
 
 from metisgraph.api.graphql.context import Info, UserError
-from metisgraph.api.graphql.explore_types import ErrorItem
-from metisgraph.api.graphql.graph_types import Step, error_fields, step
+from metisgraph.api.graphql.graph_types import ERROR, ERROR_ID
 from metisgraph.api.graphql.tenancy import readable_projects
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.graph.explore import (
     MAX_COMPARE,
     MAX_DEALT,
@@ -24,111 +24,81 @@ from metisgraph.graph.explore import (
 __all__ = ["CompareQuery"]
 
 
-@strawberry.type(description="A step that dealt with a shared error in its project, on evidence.")
-class DealtWith:
-    episode: Step
-    kind: str = strawberry.field(
-        description="fixed: it removed the cause; workaround: it got past it; attempt: it acted "
-        "on the error and did not end it"
-    )
-    rule: str = strawberry.field(
-        description="module, frame, path, setting, name, retry, rerun, other-means"
-    )
-    why: str = strawberry.field(description="What the step did ('installs pyyaml for yaml')")
-    confidence: float | None
-
-
-@strawberry.type(description="One project's side of a shared error.")
-class SharedErrorSide(ErrorItem):
-    workarounds: int = strawberry.field(description="Steps that worked round it (no fix)")
-    attempt_count: int = strawberry.field(description="Steps that acted on it and did not end it")
-    recurrences: int = strawberry.field(description="Sightings after this project's own first fix")
-    after_fix_elsewhere: int = strawberry.field(
-        description="Sightings before any fix of its own, after another project compared had "
-        "fixed it"
-    )
-    fixed_by: list[DealtWith] = strawberry.field(
-        description=f"Where it was fixed or worked round, oldest first (at most {MAX_DEALT})"
-    )
-    attempts: list[DealtWith] = strawberry.field(
-        description=f"What was tried and did not end it, oldest first (at most {MAX_DEALT})"
-    )
-
-
-@strawberry.type(
-    description="One way of dealing with a shared error (its rule and why) that fixed it in "
-    "some projects and was tried without ending it in others."
+@derived(
+    Dealt,
+    name="DealtWith",
+    description="A step that dealt with a shared error in its project, on evidence.",
+    about={
+        "kind": "fixed: it removed the cause; workaround: it got past it; attempt: it acted "
+        "on the error and did not end it",
+        "rule": "module, frame, path, setting, name, retry, rerun, other-means",
+        "why": "What the step did ('installs pyyaml for yaml')",
+    },
 )
-class FixContrast:
-    rule: str
-    why: str
-    worked_in: list[str]
-    failed_in: list[str]
+class DealtWith(View[Dealt]):
+    pass
 
 
-@strawberry.type(description="An error (one key: one signature) two or more projects sighted.")
-class SharedErrorView:
-    key: str
+@derived(
+    Side,
+    description="One project's side of a shared error.",
+    node=ERROR,
+    spread="error",
+    skip=("first_fixed_at",),
+    about={
+        "id": ERROR_ID,
+        "open": "Never fixed, or sighted after its last fix",
+        "workarounds": "Steps that worked round it (no fix)",
+        "attempt_count": "Steps that acted on it and did not end it",
+        "recurrences": "Sightings after this project's own first fix",
+        "after_fix_elsewhere": "Sightings before any fix of its own, after another project "
+        "compared had fixed it",
+        "fixed_by": f"Where it was fixed or worked round, oldest first (at most {MAX_DEALT})",
+        "attempts": f"What was tried and did not end it, oldest first (at most {MAX_DEALT})",
+    },
+)
+class SharedErrorSide(View[Side]):
+    pass
+
+
+@derived(
+    Contrast,
+    name="FixContrast",
+    description="One way of dealing with a shared error (its rule and why) that fixed it in "
+    "some projects and was tried without ending it in others.",
+)
+class FixContrast(View[Contrast]):
+    pass
+
+
+@derived(
+    SharedError,
+    name="SharedErrorView",
+    description="An error (one key: one signature) two or more projects sighted.",
+    about={
+        "projects": "The projects compared that sighted it",
+        "sides": "One a project, by name",
+    },
+    order=("key", "kind", "signature", "template", "projects", "sides", "contrasts"),
+)
+class SharedErrorView(View[SharedError]):
     kind: str | None
     signature: str | None
     template: str | None
-    projects: list[str] = strawberry.field(description="The projects compared that sighted it")
-    sides: list[SharedErrorSide] = strawberry.field(description="One a project, by name")
-    contrasts: list[FixContrast]
-
-
-@strawberry.type(description="Projects side by side: the errors they share.")
-class ComparisonView:
     projects: list[str]
-    shared_count: int = strawberry.field(description="Shared errors in all, beyond this list")
-    shared: list[SharedErrorView] = strawberry.field(
-        description="The most widespread first, then the most sighted"
-    )
 
 
-def _dealt(d: Dealt) -> DealtWith:
-    return DealtWith(
-        episode=step(d.episode), kind=d.kind, rule=d.rule, why=d.why, confidence=d.confidence
-    )
-
-
-def _side(s: Side) -> SharedErrorSide:
-    e = s.error
-    return SharedErrorSide(
-        **error_fields(e),
-        fixes=e.fixes,
-        fixed_at=e.fixed_at,
-        open=e.open,
-        workarounds=s.workarounds,
-        attempt_count=s.attempt_count,
-        recurrences=s.recurrences,
-        after_fix_elsewhere=s.after_fix_elsewhere,
-        fixed_by=[_dealt(d) for d in s.fixed_by],
-        attempts=[_dealt(d) for d in s.attempts],
-    )
-
-
-def _contrast(c: Contrast) -> FixContrast:
-    return FixContrast(rule=c.rule, why=c.why, worked_in=c.worked_in, failed_in=c.failed_in)
-
-
-def _shared(x: SharedError) -> SharedErrorView:
-    e = x.sides[0].error
-    return SharedErrorView(
-        key=x.key,
-        kind=e.kind,
-        signature=e.signature,
-        template=e.template,
-        projects=x.projects,
-        sides=[_side(s) for s in x.sides],
-        contrasts=[_contrast(c) for c in x.contrasts],
-    )
-
-
-def comparison_view(c: Comparison) -> ComparisonView:
-    return ComparisonView(
-        projects=c.projects, shared_count=c.shared_count, shared=[_shared(x) for x in c.shared]
-    )
+@derived(
+    Comparison,
+    name="ComparisonView",
+    description="Projects side by side: the errors they share.",
+    about={
+        "shared_count": "Shared errors in all, beyond this list",
+        "shared": "The most widespread first, then the most sighted",
+    },
+)
+class ComparisonView(View[Comparison]):
+    pass
 
 
 @strawberry.type
@@ -145,4 +115,4 @@ class CompareQuery:
             found = await compare(services.store, scope, first)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        return comparison_view(found)
+        return ComparisonView.of(found)

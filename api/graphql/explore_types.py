@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 
 from metisgraph.api.graphql.common_types import ToolStats, tool_stats_view
 from metisgraph.api.graphql.context import Info, UserError
-from metisgraph.api.graphql.graph_types import ErrorFields, PageInfo, error_fields
+from metisgraph.api.graphql.graph_types import ErrorItem, ErrorNode, PageInfo
 from metisgraph.api.graphql.tenancy import readable_projects, readable_ref, utc, visible_projects
 from metisgraph.api.graphql.verdict_types import RunVerdict, run_verdict
 from metisgraph.api.scopes import Scope
@@ -19,9 +19,7 @@ from metisgraph.graph.explore import (
     MAX_DEPTH,
     MAX_ERRORS_PAGE,
     MAX_NEIGHBOURHOOD,
-    ErrorDetail,
     ErrorOrder,
-    ErrorRow,
     GraphNode,
     TaskChain,
     error_detail,
@@ -52,27 +50,11 @@ class ProjectInfo:
     errors: int
 
 
-@strawberry.type(description="An error of one project, with its sightings in the window.")
-class ErrorItem(ErrorFields):
-    fixes: int
-    fixed_at: datetime | None
-    open: bool = strawberry.field(description="Never fixed, or sighted after its last fix")
-
-
 @strawberry.type
 class ErrorConnection:
     items: list[ErrorItem]
     total_count: int
     page_info: PageInfo
-
-
-@strawberry.type(description="One error with what names it and the other projects that met it.")
-class ErrorNode(ErrorItem):
-    sample: str | None
-    frames: list[str]
-    also_in: list[str] = strawberry.field(
-        description="Other projects (among those the caller may read) with the same error"
-    )
 
 
 @strawberry.type(description="An error a step hit.")
@@ -222,7 +204,7 @@ class ExploreQuery:
         except (InvalidCursor, ValueError) as exc:
             raise UserError(str(exc)) from None
         return ErrorConnection(
-            items=[ErrorItem(**_error_fields(r)) for r in page.rows],
+            items=[ErrorItem.of(r) for r in page.rows],
             total_count=page.total,
             page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next),
         )
@@ -251,7 +233,7 @@ class ExploreQuery:
         if ref is None:
             return None
         found = await error_detail(services.store, ref.project, ref.key, visible_projects(caller))
-        return _error_node(found) if found else None
+        return ErrorNode.of(found) if found else None
 
     @strawberry.field(description="One task with its chain of steps; null when not found.")
     async def task(self, info: Info, id: strawberry.ID, limit: int = 500) -> TaskNode | None:
@@ -317,14 +299,6 @@ class ExploreQuery:
             ],
             truncated=around.truncated,
         )
-
-
-def _error_fields(r: ErrorRow) -> dict[str, Any]:
-    return {**error_fields(r), "fixes": r.fixes, "fixed_at": r.fixed_at, "open": r.open}
-
-
-def _error_node(d: ErrorDetail) -> ErrorNode:
-    return ErrorNode(**_error_fields(d), sample=d.sample, frames=d.frames, also_in=d.also_in)
 
 
 def _task_node(chain: TaskChain) -> TaskNode:

@@ -1,28 +1,26 @@
 """GraphQL views of graph nodes that lineage, browsing and analytics share: a step, a task,
-an environment — each with its global id, so a portal can open it with node(id) or task(id)."""
+an environment, an error — each with its global id, so a portal can open it with node(id),
+task(id) or error(id). Each is derived from its graph view (``views.derived``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 import strawberry
 
-from metisgraph.graph import NodeRef
-from metisgraph.graph.explore import ErrorRow
-from metisgraph.graph.lineage import EnvironmentView, ErrorSummary, StepView, TaskView
+from metisgraph.api.graphql.views import Node, View, derived
+from metisgraph.graph.explore import ErrorDetail, ErrorRow
+from metisgraph.graph.lineage import EnvironmentView, StepView, TaskView
 
 __all__ = [
     "EnvironmentSummary",
-    "ErrorFields",
+    "ErrorItem",
+    "ErrorNode",
     "PageInfo",
     "Step",
     "TaskSummary",
-    "environment_summary",
-    "error_fields",
-    "step",
-    "task_summary",
 ]
+
+ERROR_ID = "Global id: error(id), lineage(error: {id})"
+ERROR = Node("Error", key="key", local="key")
 
 
 @strawberry.type(description="Where a list stops and how to go on (keyset cursors).")
@@ -31,118 +29,60 @@ class PageInfo:
     has_next_page: bool
 
 
-@strawberry.type(description="An episode as a timeline shows it.")
-class Step:
-    id: strawberry.ID = strawberry.field(description="Global id: node(id) opens it")
-    project: str
-    episode_id: str
-    task_id: strawberry.ID | None = strawberry.field(description="Global id of its task")
-    step: int | None
-    created_at: datetime | None
-    summary: str | None
-    outcome: str | None
-    kind: str | None
-    command: str | None
-    time_estimated: bool = strawberry.field(
-        default=False,
-        description="createdAt is estimated: the run carried no time of its own for this step",
-    )
+@derived(
+    StepView,
+    description="An episode as a timeline shows it.",
+    node=Node("Episode", key="id", local="episode_id"),
+    refs={"task_id": "Task"},
+    rename={"command": "action_command"},
+    about={
+        "id": "Global id: node(id) opens it",
+        "task_id": "Global id of its task",
+        "time_estimated": "createdAt is estimated: the run carried no time of its own for "
+        "this step",
+    },
+)
+class Step(View[StepView]):
+    pass
 
 
-@strawberry.type(description="A task, briefly: task(id) gives its whole chain.")
-class TaskSummary:
-    id: strawberry.ID
-    project: str
-    task_id: str
-    goal: str | None
-    status: str | None
-    agent: str | None
+@derived(
+    TaskView,
+    description="A task, briefly: task(id) gives its whole chain.",
+    node=Node("Task", key="id", local="task_id"),
+)
+class TaskSummary(View[TaskView]):
+    pass
 
 
-@strawberry.type(description="A fingerprinted runtime context.")
-class EnvironmentSummary:
-    id: strawberry.ID
-    project: str
-    key: str
-    os: str | None
-    os_version: str | None
-    arch: str | None
-    runtime: str | None
-    runtime_version: str | None
+@derived(
+    EnvironmentView,
+    description="A fingerprinted runtime context.",
+    node=Node("Environment", key="key", local="key"),
+)
+class EnvironmentSummary(View[EnvironmentView]):
+    pass
 
 
-@strawberry.type(description="An error of one project and how often it was sighted.")
-class ErrorFields:
-    id: strawberry.ID = strawberry.field(description="Global id: error(id), lineage(error: {id})")
-    project: str
-    key: str
-    kind: str | None
-    category: str | None
-    signature: str | None
-    template: str | None
-    sightings: int
-    tasks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
+@derived(
+    ErrorRow,
+    description="An error of one project, with its sightings in the window.",
+    node=ERROR,
+    about={"id": ERROR_ID, "open": "Never fixed, or sighted after its last fix"},
+)
+class ErrorItem(View[ErrorRow]):
+    pass
 
 
-def error_fields(e: ErrorRow | ErrorSummary) -> dict[str, Any]:
-    """The fields every view of an error shares, from a browsed or a lineage error."""
-    return {
-        "id": strawberry.ID(NodeRef("Error", e.project, e.key).id),
-        "project": e.project,
-        "key": e.key,
-        "kind": e.kind,
-        "category": e.category,
-        "signature": e.signature,
-        "template": e.template,
-        "sightings": e.sightings,
-        "tasks": e.tasks,
-        "first_seen": e.first_seen,
-        "last_seen": e.last_seen,
-    }
-
-
-def step(view: StepView) -> Step:
-    task = NodeRef("Task", view.project, view.task_id).id if view.task_id else None
-    return Step(
-        id=strawberry.ID(NodeRef("Episode", view.project, view.id).id),
-        project=view.project,
-        episode_id=view.id,
-        task_id=strawberry.ID(task) if task else None,
-        step=view.step,
-        created_at=view.created_at,
-        summary=view.summary,
-        outcome=view.outcome,
-        kind=view.kind,
-        command=view.action_command,
-        time_estimated=view.time_estimated,
-    )
-
-
-def task_summary(view: TaskView | None) -> TaskSummary | None:
-    if view is None:
-        return None
-    return TaskSummary(
-        id=strawberry.ID(NodeRef("Task", view.project, view.id).id),
-        project=view.project,
-        task_id=view.id,
-        goal=view.goal,
-        status=view.status,
-        agent=view.agent,
-    )
-
-
-def environment_summary(view: EnvironmentView | None) -> EnvironmentSummary | None:
-    if view is None:
-        return None
-    return EnvironmentSummary(
-        id=strawberry.ID(NodeRef("Environment", view.project, view.key).id),
-        project=view.project,
-        key=view.key,
-        os=view.os,
-        os_version=view.os_version,
-        arch=view.arch,
-        runtime=view.runtime,
-        runtime_version=view.runtime_version,
-    )
+@derived(
+    ErrorDetail,
+    description="One error with what names it and the other projects that met it.",
+    node=ERROR,
+    about={
+        "id": ERROR_ID,
+        "open": "Never fixed, or sighted after its last fix",
+        "also_in": "Other projects (among those the caller may read) with the same error",
+    },
+)
+class ErrorNode(View[ErrorDetail]):
+    pass

@@ -8,18 +8,9 @@ import strawberry
 
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.error_refs import ErrorName, resolve_error
-from metisgraph.api.graphql.graph_types import (
-    EnvironmentSummary,
-    ErrorFields,
-    PageInfo,
-    Step,
-    TaskSummary,
-    environment_summary,
-    error_fields,
-    step,
-    task_summary,
-)
+from metisgraph.api.graphql.graph_types import EnvironmentSummary, PageInfo, Step, TaskSummary
 from metisgraph.api.graphql.tenancy import readable_projects, utc
+from metisgraph.api.graphql.views import Node, View, derived
 from metisgraph.graph import InvalidCursor, NodeRef
 from metisgraph.graph.lineage import (
     MAX_PAGE,
@@ -46,9 +37,15 @@ class ErrorRef:
     )
 
 
-@strawberry.type(description="The error in one project, with its sightings in the window.")
-class LineageError(ErrorFields):
-    sample: str | None
+@derived(
+    ErrorSummary,
+    description="The error in one project, with its sightings in the window.",
+    node=Node("Error", key="key", local="key"),
+    skip=("first_episode", "last_episode"),
+    about={"id": "Global id: error(id), lineage(error: {id})"},
+)
+class LineageError(View[ErrorSummary]):
+    pass
 
 
 @strawberry.type(description="An episode that hit the error.")
@@ -228,7 +225,7 @@ class LineageQuery:
 def lineage_result(found: Lineage) -> LineageResult:
     first, last = found.first, found.last
     return LineageResult(
-        errors=[_error(e) for e in found.errors],
+        errors=[LineageError.of(e) for e in found.errors],
         sighting_count=found.sighting_count,
         first_sighting=_sighted(first.project, first.first_episode, first.first_seen)
         if first
@@ -236,9 +233,9 @@ def lineage_result(found: Lineage) -> LineageResult:
         last_sighting=_sighted(last.project, last.last_episode, last.last_seen) if last else None,
         sightings=[
             Sighting(
-                episode=step(s.episode),
-                task=task_summary(s.task),
-                environment=environment_summary(s.environment),
+                episode=Step.of(s.episode),
+                task=TaskSummary.maybe(s.task),
+                environment=EnvironmentSummary.maybe(s.environment),
                 tools=s.tools,
             )
             for s in found.sightings
@@ -265,10 +262,6 @@ def lineage_result(found: Lineage) -> LineageResult:
     )
 
 
-def _error(e: ErrorSummary) -> LineageError:
-    return LineageError(**error_fields(e), sample=e.sample)
-
-
 def _sighted(project: str, episode: str | None, at: datetime | None) -> SightingMark | None:
     if episode is None:
         return None
@@ -278,8 +271,8 @@ def _sighted(project: str, episode: str | None, at: datetime | None) -> Sighting
 
 def _attempt(a: Attempt) -> TriedAndFailed:
     return TriedAndFailed(
-        episode=step(a.episode),
-        environment=environment_summary(a.environment),
+        episode=Step.of(a.episode),
+        environment=EnvironmentSummary.maybe(a.environment),
         errors=a.errors,
         tools=a.tools,
         why=a.why,
@@ -288,9 +281,9 @@ def _attempt(a: Attempt) -> TriedAndFailed:
 
 def _fix(f: Fix) -> ErrorFix:
     return ErrorFix(
-        episode=step(f.episode),
-        task=task_summary(f.task),
-        environment=environment_summary(f.environment),
+        episode=Step.of(f.episode),
+        task=TaskSummary.maybe(f.task),
+        environment=EnvironmentSummary.maybe(f.environment),
         snippets=[
             FixingSnippet(
                 id=strawberry.ID(NodeRef("Snippet", s.project, s.id).id),
@@ -312,11 +305,11 @@ def _fix(f: Fix) -> ErrorFix:
 def _recurrence(r: Recurrence) -> RecurrenceView:
     diff = r.diff
     return RecurrenceView(
-        episode=step(r.episode),
-        fix=step(r.fix),
+        episode=Step.of(r.episode),
+        fix=Step.of(r.fix),
         same_project=r.same_project,
-        environment=environment_summary(r.environment),
-        fix_environment=environment_summary(r.fix_environment),
+        environment=EnvironmentSummary.maybe(r.environment),
+        fix_environment=EnvironmentSummary.maybe(r.fix_environment),
         difference=EnvironmentDifference(
             known=diff.known,
             same_environment=diff.same_environment,

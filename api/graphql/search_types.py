@@ -11,9 +11,9 @@ import strawberry
 
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.error_refs import MAX_ERROR_TEXT
-from metisgraph.api.graphql.explore_types import ErrorItem
-from metisgraph.api.graphql.graph_types import Step, error_fields, step
+from metisgraph.api.graphql.graph_types import ERROR, ERROR_ID, Step
 from metisgraph.api.graphql.tenancy import readable_projects, visible_projects
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.graph import NodeRef
 from metisgraph.graph.explore import MAX_SEARCH, ErrorRow, episodes_by_text, errors_by_members
 from metisgraph.graph.explore import projects as project_rows
@@ -24,8 +24,14 @@ from metisgraph.ingest.sanitize import sanitize
 __all__ = ["SearchQuery"]
 
 
-@strawberry.type(description="An error a search found, with its sightings, fixes and state.")
-class ErrorHit(ErrorItem):
+@derived(
+    ErrorRow,
+    description="An error a search found, with its sightings, fixes and state.",
+    node=ERROR,
+    about={"id": ERROR_ID, "open": "Never fixed, or sighted after its last fix"},
+    register=False,
+)
+class ErrorHit(View[ErrorRow]):
     matched: str = strawberry.field(
         description="SIGNATURE: the text signs to this error (or its family); "
         "EPISODES: episodes the text found hit it"
@@ -46,12 +52,6 @@ class SearchResult:
     )
     errors: list[ErrorHit]
     episodes: list[EpisodeHit]
-
-
-def _hit(row: ErrorRow, matched: str) -> ErrorHit:
-    return ErrorHit(
-        **error_fields(row), fixes=row.fixes, fixed_at=row.fixed_at, open=row.open, matched=matched
-    )
 
 
 @strawberry.type
@@ -94,11 +94,11 @@ class SearchQuery:
         via = await errors_by_members(services.store, dict.fromkeys(met))
         return SearchResult(
             signed=keys,
-            errors=[_hit(r, "SIGNATURE") for r in signed][:first]
-            + [_hit(r, "EPISODES") for r in via][: max(0, first - len(signed))],
+            errors=[ErrorHit.of(r, matched="SIGNATURE") for r in signed][:first]
+            + [ErrorHit.of(r, matched="EPISODES") for r in via][: max(0, first - len(signed))],
             episodes=[
                 EpisodeHit(
-                    episode=step(s.step),
+                    episode=Step.of(s.step),
                     score=s.score,
                     errors=[
                         strawberry.ID(NodeRef("Error", s.step.project, k).id) for k in s.errors

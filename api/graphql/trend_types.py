@@ -9,14 +9,12 @@ import strawberry
 
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.error_refs import ErrorName, resolve_error
-from metisgraph.api.graphql.explore_types import ErrorItem
-from metisgraph.api.graphql.graph_types import error_fields
+from metisgraph.api.graphql.graph_types import ErrorItem
 from metisgraph.api.graphql.lineage_types import ErrorRef
 from metisgraph.api.graphql.tenancy import readable_projects, utc
 from metisgraph.graph import NodeRef
 from metisgraph.graph.explore import (
     MAX_TOP,
-    ErrorRow,
     new_errors,
     recurring_errors,
     weekly_sightings,
@@ -46,10 +44,6 @@ class Trends:
     newly_appearing: list[ErrorItem] = strawberry.field(
         description="Errors whose first sighting ever falls in the window, newest first"
     )
-
-
-def _item(r: ErrorRow) -> ErrorItem:
-    return ErrorItem(**error_fields(r), fixes=r.fixes, fixed_at=r.fixed_at, open=r.open)
 
 
 @strawberry.type
@@ -86,6 +80,6 @@ class TrendQuery:
         return Trends(
             errors=[strawberry.ID(NodeRef("Error", m.project, m.key).id) for m in members],
             weeks=[WeekCount(project=w.project, week=w.week, sightings=w.sightings) for w in weeks],
-            recurring=[_item(r) for r in recurring],
-            newly_appearing=[_item(r) for r in new],
+            recurring=[ErrorItem.of(r) for r in recurring],
+            newly_appearing=[ErrorItem.of(r) for r in new],
         )

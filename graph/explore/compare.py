@@ -61,18 +61,18 @@ class Dealt:
         return self.rule, self.why
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Side:
     """One project's side of a shared error."""
 
     error: ErrorRow
     workarounds: int
     attempt_count: int
+    recurrences: int = 0  # sightings after its own first fix
+    after_fix_elsewhere: int = 0  # sightings, before any fix of its own, after one elsewhere
     fixed_by: list[Dealt]  # fixes and workarounds, oldest first
     attempts: list[Dealt]
     first_fixed_at: datetime | None
-    recurrences: int = 0  # sightings after its own first fix
-    after_fix_elsewhere: int = 0  # sightings, before any fix of its own, after one elsewhere
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,18 @@ class SharedError:
     @property
     def projects(self) -> list[str]:
         return [s.error.project for s in self.sides]
+
+    @property
+    def kind(self) -> str | None:
+        return self.sides[0].error.kind
+
+    @property
+    def signature(self) -> str | None:
+        return self.sides[0].error.signature
+
+    @property
+    def template(self) -> str | None:
+        return self.sides[0].error.template
 
 
 @dataclass(frozen=True)

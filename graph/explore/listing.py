@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from metisgraph.graph.explore.order import ErrorOrder
+from metisgraph.graph.lineage.model import ErrorCounts
 from metisgraph.graph.refs import decode_cursor, encode_cursor
 from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
@@ -42,19 +43,9 @@ async def projects(store: GraphStore, readable: list[str] | None) -> list[Projec
 
 
 @dataclass(frozen=True)
-class ErrorRow:
+class ErrorRow(ErrorCounts):
     """An error of one project with its sightings in the window and its fixes."""
 
-    project: str
-    key: str
-    kind: str | None
-    category: str | None
-    signature: str | None
-    template: str | None
-    sightings: int
-    tasks: int
-    first_seen: datetime | None
-    last_seen: datetime | None
     fixes: int
     fixed_at: datetime | None
     open: bool  # never fixed, or sighted after its last fix
@@ -62,16 +53,7 @@ class ErrorRow:
     @classmethod
     def of(cls, row: dict[str, Any]) -> ErrorRow:
         return cls(
-            project=row["project"],
-            key=row["key"],
-            kind=row.get("kind"),
-            category=row.get("category"),
-            signature=row.get("signature"),
-            template=row.get("template"),
-            sightings=row["sightings"],
-            tasks=row["tasks"],
-            first_seen=native_time(row.get("first")),
-            last_seen=native_time(row.get("last")),
+            **cls.counted(row, row.get("first"), row.get("last")),
             fixes=row["fixes"],
             fixed_at=native_time(row.get("fixed_at")),
             open=bool(row["open"]),

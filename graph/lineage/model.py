@@ -12,6 +12,7 @@ from metisgraph.graph.rows import native_time
 __all__ = [
     "Attempt",
     "EnvironmentView",
+    "ErrorCounts",
     "ErrorSummary",
     "Fix",
     "Lineage",
@@ -31,9 +32,9 @@ class StepView:
 
     project: str
     id: str
-    created_at: datetime | None
-    step: int | None
     task_id: str | None
+    step: int | None
+    created_at: datetime | None
     summary: str | None
     outcome: str | None
     kind: str | None
@@ -45,9 +46,9 @@ class StepView:
         return cls(
             project=row["project"],
             id=row["id"],
-            created_at=native_time(row.get("created_at")),
-            step=row.get("step"),
             task_id=row.get("task_id"),
+            step=row.get("step"),
+            created_at=native_time(row.get("created_at")),
             summary=row.get("summary"),
             outcome=row.get("outcome"),
             kind=row.get("kind"),
@@ -97,8 +98,8 @@ class EnvironmentView:
 
 
 @dataclass(frozen=True)
-class ErrorSummary:
-    """One member of the error in one project, with its sightings in the window."""
+class ErrorCounts:
+    """An error of one project and how often it was sighted: what every view of one shares."""
 
     project: str
     key: str
@@ -106,13 +107,45 @@ class ErrorSummary:
     category: str | None
     signature: str | None
     template: str | None
-    sample: str | None
     sightings: int
     tasks: int
     first_seen: datetime | None
     last_seen: datetime | None
+
+    @staticmethod
+    def counted(row: dict[str, Any], first: Any, last: Any) -> dict[str, Any]:
+        """The shared fields from a row of any error query (``first``/``last``: its times)."""
+        return {
+            "project": row["project"],
+            "key": row["key"],
+            "kind": row.get("kind"),
+            "category": row.get("category"),
+            "signature": row.get("signature"),
+            "template": row.get("template"),
+            "sightings": row["sightings"],
+            "tasks": row["tasks"],
+            "first_seen": native_time(first),
+            "last_seen": native_time(last),
+        }
+
+
+@dataclass(frozen=True)
+class ErrorSummary(ErrorCounts):
+    """One member of the error in one project, with its sightings in the window."""
+
+    sample: str | None
     first_episode: str | None  # the episode of the first sighting in the window
     last_episode: str | None
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> ErrorSummary:
+        first, last = row.get("first") or {}, row.get("last") or {}
+        return cls(
+            **cls.counted(row, first.get("created_at"), last.get("created_at")),
+            sample=row.get("sample"),
+            first_episode=first.get("id"),
+            last_episode=last.get("id"),
+        )
 
 
 @dataclass(frozen=True)

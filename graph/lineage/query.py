@@ -25,7 +25,7 @@ from metisgraph.graph.lineage.model import (
     TaskView,
 )
 from metisgraph.graph.refs import decode_cursor, encode_cursor
-from metisgraph.graph.rows import iso_time, native_time
+from metisgraph.graph.rows import iso_time
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["MAX_PAGE", "LineageRequest", "lineage"]
@@ -81,7 +81,7 @@ async def lineage(store: GraphStore, request: LineageRequest) -> Lineage:
         next_after = encode_cursor(
             _ORDER, (iso_time(last["created_at"]), last["project"], last["id"])
         )
-    errors = [_summary(r) for r in summary]
+    errors = [ErrorSummary.of(r) for r in summary]
     fix_list = [_fix(r) for r in fixes]
     recurrence_list = _recurrences(recurrences, found.get("environments", []))
     result = Lineage(
@@ -109,25 +109,6 @@ async def _rows(store: GraphStore, name: str, **params: Any) -> list[dict[str, A
     """The rows of a lineage query, which returns them as one record's list."""
     found = await store.run(name, **params)
     return list(found[0]["rows"]) if found else []
-
-
-def _summary(row: dict[str, Any]) -> ErrorSummary:
-    first, last = row.get("first") or {}, row.get("last") or {}
-    return ErrorSummary(
-        project=row["project"],
-        key=row["key"],
-        kind=row.get("kind"),
-        category=row.get("category"),
-        signature=row.get("signature"),
-        template=row.get("template"),
-        sample=row.get("sample"),
-        sightings=row["sightings"],
-        tasks=row["tasks"],
-        first_seen=native_time(first.get("created_at")),
-        last_seen=native_time(last.get("created_at")),
-        first_episode=first.get("id"),
-        last_episode=last.get("id"),
-    )
 
 
 def _sighting(row: dict[str, Any]) -> Sighting:
