@@ -1,12 +1,13 @@
 """The floor of any answer a Neo4j store gives: one vector-index search over HTTP.
 
-It embeds the question exactly as the ChromaDB baseline does (one text, the question and
-the error it carries, through ``Embedder.encode_fresh_queries``) and asks the store's own
-``episode_embedding`` index for the k nearest recallable episodes of the project, in one
-read query through the same async driver and pool settings metisgraph serves with. No
-channels, no fusion, no expansion, no GraphQL: what is left of metisgraph's latency above
-this floor is the graph's own work; what separates this floor from ChromaDB is the store
-(a Bolt round trip and a Lucene HNSW in another process against an in-process HNSW).
+It embeds the question exactly as the ChromaDB baseline does (one text, the question and the
+error it carries, through ``Embedder.encode_fresh_queries``) and asks the store's own
+``episode_vectors`` index (the one recall searches) for the k nearest episodes of the
+project by their text vector, in one read query through the same async driver and pool
+settings metisgraph serves with. No channels, no fusion, no expansion, no GraphQL: what is
+left of metisgraph's latency above this floor is the graph's own work; what separates this
+floor from ChromaDB is the store (a Bolt round trip and a Lucene HNSW in another process
+against an in-process HNSW).
 
     python bench/neo4j_vector_server.py --uri bolt://127.0.0.1:7690 --password P --port PORT
 """

@@ -38,27 +38,29 @@ RETURN count(e) AS sightings
 
 // name: bench_nearest_episodes
 // mode: read
-// The floor of a Neo4j answer (bench/neo4j_vector_server.py): the k nearest recallable
-// episodes of one project in one vector search, with the in-index filter recall's vector
-// channel uses and nothing else.
+// The floor of a Neo4j answer (bench/neo4j_vector_server.py): the k nearest episodes of one
+// project by their text vector in one search of the index recall searches (episode_vectors),
+// filtered in the index and nothing else.
 CYPHER 25
-MATCH (e:Episode)
-  SEARCH e IN (
-    VECTOR INDEX episode_embedding
+MATCH (v:EpisodeVector)
+  SEARCH v IN (
+    VECTOR INDEX episode_vectors
     FOR $vector
-    WHERE e.project = $project AND e.recallable = true
+    WHERE v.project = $project AND v.of = 'text'
     LIMIT $k
   ) SCORE AS score
-RETURN e.id AS id
+RETURN v.episode AS id
 ORDER BY score DESC
 
 // name: bench_store_episodes
 // mode: write
-// bench/store_scale.py: episodes with only what recall's vector channel reads and filters on.
+// bench/store_scale.py: episodes with only what recall's vector channel reads and filters on,
+// and their text vectors in episode_vectors.
 UNWIND $rows AS row
 CREATE (e:Episode {project: $project, id: row.id, recallable: true, kind: 'step',
                    outcome: 'success', review_status: 'accepted', confidence: 0.5})
 SET e.embedding = row.vector
+CREATE (:EpisodeVector {project: $project, episode: row.id, of: 'text', embedding: row.vector})
 
 // name: bench_store_count
 // mode: read

@@ -68,9 +68,18 @@ CALL () {
   RETURN n
 }
 RETURN labels(n) AS labels, elementId(n) AS element,
-       CASE WHEN $vectors THEN n {.*, details: null}
-            ELSE n {.*, embedding: null, title_embedding: null, context_embedding: null,
+       CASE WHEN NOT $vectors
+            THEN n {.*, embedding: null, title_embedding: null, context_embedding: null,
                     details: null}
+            WHEN n:Episode  // its title and context vectors live on its EpisodeVector nodes
+            THEN n {.*, details: null,
+                    title_embedding: COLLECT {
+                      MATCH (v:EpisodeVector {project: n.project, episode: n.id, of: 'title'})
+                      RETURN v.embedding }[0],
+                    context_embedding: COLLECT {
+                      MATCH (v:EpisodeVector {project: n.project, episode: n.id, of: 'context'})
+                      RETURN v.embedding }[0]}
+            ELSE n {.*, details: null}
        END AS props
 
 // name: export_edges
@@ -97,11 +106,14 @@ CALL (row) {
   WITH row WHERE row.kind = 'Episode'
   MERGE (n:Episode {project: row.project, id: row.key})
   SET n += row.props
-  WITH n
-  CALL (n) {
-    // Its vectors, when the export carries them, in the index recall searches too.
-    UNWIND [{of: 'text', vector: n.embedding}, {of: 'title', vector: n.title_embedding},
-            {of: 'context', vector: n.context_embedding}] AS made
+  // Its title and context vectors live only on EpisodeVector nodes (the text one on both).
+  REMOVE n.title_embedding, n.context_embedding
+  WITH n, row
+  CALL (n, row) {
+    // Its vectors, when the export carries them, in the index recall searches.
+    UNWIND [{of: 'text', vector: row.props.embedding},
+            {of: 'title', vector: row.props.title_embedding},
+            {of: 'context', vector: row.props.context_embedding}] AS made
     WITH made WHERE made.vector IS NOT NULL
     MERGE (v:EpisodeVector {project: n.project, episode: n.id, of: made.of})
     SET v.embedding = made.vector
@@ -183,5 +195,5 @@ CALL (a, b, row) {
 // mode: read
 // The dimension the store's vectors have (what an export's vectors carry).
 SHOW VECTOR INDEXES YIELD name, options
-WHERE name = 'episode_embedding'
+WHERE name = 'episode_vectors'
 RETURN options.indexConfig['vector.dimensions'] AS dimension

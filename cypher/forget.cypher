@@ -109,7 +109,7 @@ MATCH (t:Task {project: key.project, id: key.id})-[:HAS_EPISODE]->(e:Episode {pr
 WITH t, collect(e) AS steps
 WHERE size(steps) < 2
 UNWIND steps AS e
-SET e.context_text = null, e.context_embedding = null
+SET e.context_text = null
 WITH e
 OPTIONAL MATCH (v:EpisodeVector {project: e.project, episode: e.id, of: 'context'})
 DELETE v

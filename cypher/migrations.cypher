@@ -251,3 +251,14 @@ RETURN count(*) AS episodes
 MATCH (e:Episode) WHERE e.details IS NOT NULL
 CALL (e) { REMOVE e.details } IN TRANSACTIONS OF 1000 ROWS
 RETURN count(*) AS episodes_cleared
+
+// name: forget_episode_vector_copies
+// mode: batch
+// Migration 8: an episode's title and context vectors were kept twice, on the episode and
+// on its EpisodeVector nodes (migration 5); only the latter are read, so the episode's
+// copies go (the vector indexes over them are dropped at start-up: RETIRED_INDEXES). Runs
+// after 5 has made the EpisodeVector nodes from them.
+MATCH (e:Episode)
+WHERE e.title_embedding IS NOT NULL OR e.context_embedding IS NOT NULL
+CALL (e) { REMOVE e.title_embedding, e.context_embedding } IN TRANSACTIONS OF 1000 ROWS
+RETURN count(*) AS episodes_cleared

@@ -379,12 +379,14 @@ RETURN 'environment' AS channel, collect([project, id, score]) AS found
 
 // name: vector_live
 // mode: read
-// Whether any recallable episode of the projects passes the filters and has a vector in the
-// index's property ($property). A vector index that holds deletions fails a filtered search
-// that matches no live vector (Neo4j 2026.08, issue 12): such a search has nothing to find.
+// Whether any recallable episode of the projects passes the filters and has a vector of one
+// of the kinds asked ($of: text, title, context) in episode_vectors. A vector index that
+// holds deletions fails a filtered search that matches no live vector (Neo4j 2026.08,
+// issue 12): such a search has nothing to find.
 RETURN EXISTS {
   MATCH (e:Episode)
-  WHERE e.project IN $projects AND e.recallable = true AND e[$property] IS NOT NULL {{filters}}
+  WHERE e.project IN $projects AND e.recallable = true {{filters}}
+    AND EXISTS { MATCH (v:EpisodeVector {project: e.project, episode: e.id}) WHERE v.of IN $of }
 } AS live
 
 // name: recall_expand
@@ -585,7 +587,9 @@ WITH p ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1
 MATCH (e:Episode {project: p.name})
 WHERE e.recallable = true AND e.embedding IS NOT NULL
 WITH e LIMIT $limit
-RETURN e.project AS project, e.embedding AS vector, e.title_embedding AS title,
+RETURN e.project AS project, e.embedding AS vector,
+       COLLECT { MATCH (v:EpisodeVector {project: e.project, episode: e.id, of: 'title'})
+                 RETURN v.embedding }[0] AS title,
        trim(coalesce(e.title, '') + ' ' + left(coalesce(e.summary, ''), 300)) AS text
 
 // name: eval_episode_vectors

@@ -55,18 +55,17 @@ LIMIT $limit
 
 // name: set_reembedded
 // mode: write
-// An episode's title vector is replaced when it has one; every other vector of the node is.
+// The node's vector is replaced; an episode's text and title vectors in episode_vectors too
+// (its title's when it has one; its context is refreshed after, by set_context).
 UNWIND $rows AS row
 MATCH (n) WHERE elementId(n) = row.element
 SET n.embedding = row.embedding, n._embedded_with = $fingerprint
-SET n += CASE WHEN row.title_embedding IS NULL THEN {}
-              ELSE {title_embedding: row.title_embedding} END
 WITH n, row
 CALL (n, row) {
-  // An episode's copies in episode_vectors (its context is refreshed after, by set_context).
   MATCH (v:EpisodeVector {project: n.project, episode: n.id})
   WHERE n:Episode AND v.of IN ['text', 'title']
-  SET v.embedding = CASE v.of WHEN 'text' THEN n.embedding ELSE n.title_embedding END
+  SET v.embedding = CASE v.of WHEN 'text' THEN row.embedding
+                              ELSE coalesce(row.title_embedding, v.embedding) END
 }
 
 // name: chained_tasks_after

@@ -86,11 +86,11 @@ SET e += row.props,
     e.active_at = coalesce(e.active_at, datetime()),
     e.created_at = coalesce(row.created_at, e.created_at, datetime()),
     e.embedding = row.embedding,
-    e.title_embedding = row.title_embedding,
     e.recallable = coalesce(e.review_status, row.review_status) <> 'rejected'
 WITH e, row
 CALL (e, row) {
-  // Its text and title vectors as EpisodeVector nodes too (the one index recall searches).
+  // Its text vector (also kept as e.embedding) and its title's, only here, as EpisodeVector
+  // nodes: the one index recall searches.
   UNWIND [{of: 'text', vector: row.embedding}, {of: 'title', vector: row.title_embedding}] AS made
   OPTIONAL MATCH (old:EpisodeVector {project: e.project, episode: e.id, of: made.of})
   WITH made, old
@@ -203,7 +203,8 @@ ORDER BY project, task, coalesce(e.step, 2147483647), e.created_at, e.id
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.id})
-SET e.context_embedding = row.vector, e.context_text = row.text
+// Its vector with its neighbours is kept only as an EpisodeVector of 'context'.
+SET e.context_text = row.text
 WITH e, row
 CALL (e, row) {
   OPTIONAL MATCH (old:EpisodeVector {project: e.project, episode: e.id, of: 'context'})

@@ -44,7 +44,6 @@ class Channel:
     asks: Asks  # its parameters for a question
     about: str  # what it finds (docs/architecture.md shows it)
     vector: QuestionVector | None = None  # the question's vector it searches with
-    covers: str | None = None  # the episode's property its vectors are copied from
     # The kind of EpisodeVector it searches (`of`): channels over episode_vectors are asked
     # in one search together (search_episode_vectors), each keeping the vectors of its kind.
     of: str | None = None
@@ -109,7 +108,6 @@ CHANNELS: tuple[Channel, ...] = (
         kind="vector",
         index="episode_vectors",
         of="text",
-        covers="embedding",
         vector="text",
         weight=1.0,
         alone=True,
@@ -121,7 +119,6 @@ CHANNELS: tuple[Channel, ...] = (
         kind="vector",
         index="episode_vectors",
         of="title",
-        covers="title_embedding",
         vector="title",
         weight=0.5,
         alone=True,
@@ -133,7 +130,6 @@ CHANNELS: tuple[Channel, ...] = (
         kind="vector",
         index="episode_vectors",
         of="context",
-        covers="context_embedding",
         vector="text",
         weight=1.0,
         alone=True,

@@ -233,8 +233,8 @@ async def _vector_fallback(
     """
     names = _answers(key, q)
     live = query("vector_live").filled(filters=filters_clause(req.filters))
-    covers = registered(names[0]).covers if len(names) == 1 else "embedding"
-    rows = await store.run_query(live, _shared(req) | {"property": covers})
+    kinds = [registered(name).of for name in names]
+    rows = await store.run_query(live, _shared(req) | {"of": kinds})
     COUNTERS.increment("vector_search_fallbacks", index=registered(names[0]).index or key)
     log.warning("recall vector search %s failed in Neo4j; answered another way", q.name)
     if not rows[0]["live"]:

@@ -19,6 +19,7 @@ from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, MigrationRe
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
+    "RETIRED_INDEXES",
     "TEXT_INDEXES",
     "VECTOR_INDEXES",
     "IndexSpec",
@@ -48,21 +49,13 @@ class IndexSpec:
         return [*self.properties, *self.filters]
 
 
-_EPISODE_FILTERS = (
-    "project", "recallable", "outcome", "review_status", "created_at", "confidence", "kind",
-    "active_at",
-)  # fmt: skip
-
 VECTOR_INDEXES = (
-    IndexSpec("episode_embedding", "Episode", ("embedding",), _EPISODE_FILTERS),
-    # A title alone (a bug's headline, a task's goal) and a chained episode with its
-    # neighbours (the steps or turns around it) are channels of their own.
-    IndexSpec("episode_title_embedding", "Episode", ("title_embedding",), _EPISODE_FILTERS),
-    IndexSpec("episode_context_embedding", "Episode", ("context_embedding",), _EPISODE_FILTERS),
-    # Every vector of every episode (its text, its title, it with its neighbours) in one
-    # index: recall pays one search for all three channels. Filtered in-index by project
-    # only; the episode's own filters are checked on the episode after (graph/channels.py),
-    # so nothing but the vector and the episode's key is copied onto these nodes.
+    # Every vector of every episode (its text, its title alone, it with its neighbouring
+    # steps) in ONE index, the only vector index over episodes: recall pays one search for
+    # all three channels. Filtered in-index by project (and `of`); the episode's own filters
+    # are checked on the episode after (graph/channels.py), so nothing but the vector and
+    # the episode's key is on these nodes. The title and context vectors live only here;
+    # the text vector is also the episode's `embedding` property (read, never searched).
     IndexSpec("episode_vectors", "EpisodeVector", ("embedding",), ("project", "of")),
     IndexSpec(
         "snippet_embedding",
@@ -73,6 +66,11 @@ VECTOR_INDEXES = (
     IndexSpec("error_embedding", "Error", ("embedding",), ("project", "category")),
     IndexSpec("pattern_embedding", "Pattern", ("embedding",), ("project",)),
 )
+
+# Indexes of earlier versions that nothing searches any more, dropped at start-up: the
+# episode's own vector (episode_embedding) and its title and context vectors, each once an
+# index over Episode; all three are answered by episode_vectors since migration 5.
+RETIRED_INDEXES = ("episode_embedding", "episode_title_embedding", "episode_context_embedding")
 
 # Full-text over episode and snippet text. `keywords` holds identifiers split into their
 # parts (FooBarException -> foo bar exception) so words inside code match. `scope` is one
@@ -176,7 +174,8 @@ def _wanted_properties() -> dict[str, list[str]]:
 
 
 async def _drop_changed_indexes(store: GraphStore) -> set[str]:
-    """Indexes whose definition changed since they were created are dropped to be rebuilt.
+    """Indexes whose definition changed since they were created are dropped to be rebuilt;
+    retired ones are dropped for good.
 
     Returns the indexes the statements will build: the dropped ones and those not there.
     """
@@ -184,7 +183,7 @@ async def _drop_changed_indexes(store: GraphStore) -> set[str]:
     rows = await store.run("index_properties")
     present = {r["name"]: sorted(r["properties"] or []) for r in rows}
     changed = [n for n, props in present.items() if n in wanted and props != sorted(wanted[n])]
-    for name in changed:
+    for name in [*changed, *(n for n in RETIRED_INDEXES if n in present)]:
         await store.run("drop_index", index=name)
     return set(changed) | (wanted.keys() - present.keys())
 

@@ -96,6 +96,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "the counts the errors pages rank by, kept on every Error node",
         cypher_step("migrate_error_counts"),
     ),
+    Migration(
+        8,
+        "an episode's title and context vectors kept only on its EpisodeVector nodes",
+        cypher_step("forget_episode_vector_copies"),
+    ),
 )
 
 

@@ -43,8 +43,8 @@ def test_every_index_a_channel_searches_is_in_the_schema() -> None:
     for c in CHANNELS:
         if c.index:
             assert re.search(rf"INDEX {c.index} IF NOT EXISTS", statements), c.name
-        if c.covers:
-            assert c.kind == "vector" and c.covers in statements
+        if c.of:
+            assert c.kind == "vector" and c.index == "episode_vectors"
 
 
 def test_presets_weigh_only_registered_channels_and_keep_the_others_own() -> None:

@@ -19,12 +19,14 @@ mutation($project: String!, $id: String!) { forget(project: $project, episodeId:
 """
 FORGET_PROJECT = """
 mutation($project: String!) { forgetProject(project: $project, confirm: $project) { deleted } }"""
+# `same`: the vector belongs to a stored episode, its text vector equals the episode's own
+# `embedding`, and the episode keeps no second copy of its title or context vector.
 VECTORS = """
 MATCH (v:EpisodeVector {project: $project})
 OPTIONAL MATCH (e:Episode {project: v.project, id: v.episode})
 RETURN v.episode AS episode, v.of AS of,
-       v.embedding = CASE v.of WHEN 'text' THEN e.embedding WHEN 'title' THEN e.title_embedding
-                     ELSE e.context_embedding END AS same
+       e IS NOT NULL AND e.title_embedding IS NULL AND e.context_embedding IS NULL
+       AND (v.of <> 'text' OR v.embedding = e.embedding) AS same
 ORDER BY episode, of"""
 
 
@@ -81,9 +83,11 @@ async def test_migration_5_gives_a_store_written_before_it_its_episode_vectors(
         "context_embedding: CASE WHEN i = 2 THEN [x IN range(1, 384) | rand()] END})",
         {"project": project},
     )
-    step = cypher_step("migrate_episode_vectors")
+    before = await store.run_text(OLD_VECTORS, {"project": project}, read=True)
+    steps = cypher_step("migrate_episode_vectors"), cypher_step("forget_episode_vector_copies")
     for _ in range(2):  # a second run (one cut short, say) changes nothing
-        await step(store)
+        for step in steps:  # migrations 5 and 8, in order
+            await step(store)
         rows = await store.run_text(VECTORS, {"project": project}, read=True)
         assert [(r["episode"], r["of"], r["same"]) for r in rows] == [
             ("old1", "text", True),
@@ -92,3 +96,32 @@ async def test_migration_5_gives_a_store_written_before_it_its_episode_vectors(
             ("old2", "text", True),
             ("old3", "text", True),
         ]
+        # Each vector kept exactly once, on its EpisodeVector node.
+        kept = await store.run_text(KEPT, {"project": project}, read=True)
+        assert {(r["episode"], r["of"]): r["vector"] for r in kept} == {
+            (r["episode"], of): r[of] for r in before for of in OF if r[of] is not None
+        }
+
+
+OF = ("text", "title", "context")
+OLD_VECTORS = """
+MATCH (e:Episode {project: $project})
+RETURN e.id AS episode, e.embedding AS text, e.title_embedding AS title,
+       e.context_embedding AS context"""
+KEPT = """
+MATCH (v:EpisodeVector {project: $project}) RETURN v.episode AS episode, v.of AS of,
+       v.embedding AS vector"""
+
+
+@pytest.mark.anyio
+async def test_no_vector_index_over_episodes_but_the_one_recall_searches(store: Any) -> None:
+    """Issue 23: the episode's own, title and context indexes are gone (nothing searched
+    them); its every vector is in episode_vectors."""
+    rows = await store.run_text(
+        "SHOW VECTOR INDEXES YIELD name, labelsOrTypes RETURN name, labelsOrTypes AS labels",
+        {},
+        read=True,
+    )
+    over = {r["name"]: r["labels"] for r in rows}
+    assert [n for n, labels in over.items() if "Episode" in labels] == []
+    assert over["episode_vectors"] == ["EpisodeVector"]

@@ -48,7 +48,8 @@ def _records(project: str, tasks: int, steps: int) -> list[Parsed]:
 async def _contexts(store: Any, project: str) -> dict[str, tuple[list[float], str]]:
     rows = await store.run_text(
         "MATCH (e:Episode {project: $project}) "
-        "RETURN e.id AS id, e.context_embedding AS vector, e.context_text AS text",
+        "OPTIONAL MATCH (v:EpisodeVector {project: e.project, episode: e.id, of: 'context'}) "
+        "RETURN e.id AS id, v.embedding AS vector, e.context_text AS text",
         {"project": project},
         read=True,
     )

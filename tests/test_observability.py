@@ -67,7 +67,7 @@ def test_metrics_count_requests_operations_ingest_and_probe_the_indexes(
     assert grew("metisgraph_ingest_records_total", outcome="unchanged") == 1
     # The readiness and the vector index probes of /readyz, and the process's memory.
     assert _value(after, "metisgraph_ready") == 1
-    assert _value(after, "metisgraph_vector_index_healthy", index="episode_embedding") == 1
+    assert _value(after, "metisgraph_vector_index_healthy", index="episode_vectors") == 1
     assert _value(after, "process_resident_memory_bytes") > 0
 
 

@@ -156,7 +156,7 @@ async def test_a_model_of_another_dimension_gets_indexes_of_its_dimension(
     await check_model(scratch_store, old.stamp())
     await _ingest(scratch_store, old, "mem")
     report = await reembed(scratch_store, small)
-    assert "episode_embedding" in report.dropped_indexes
+    assert "episode_vectors" in report.dropped_indexes
     await apply_schema(scratch_store, small.dimension)
     rows = await scratch_store.run("vector_indexes")
     assert {r["dimensions"] for r in rows} == {16}

@@ -37,7 +37,6 @@ query($project: String!, $query: String!) {
     hits { episode { id } why { dropped channels { channel } } }
   }
 }"""
-TITLE_INDEX = "episode_title_embedding"
 
 
 def _vector() -> list[float]:
@@ -92,11 +91,6 @@ async def _filtered_search_fails(store: Any, label: str, index: str, project: st
     return False
 
 
-EPISODE = (
-    "project: p, id: p + '-' + $batch + '-' + i, recallable: true, outcome: 'success', "
-    "review_status: 'unreviewed', "
-    "title_embedding: [x IN range(1, $dims) | rand()], embedding: [x IN range(1, $dims) | rand()]"
-)
 EPISODE_VECTOR = (
     "project: p, episode: p + '-' + $batch + '-' + i, of: 'title', "
     "embedding: [x IN range(1, $dims) | rand()]"
@@ -113,7 +107,6 @@ async def test_recall_answers_when_the_filtered_vector_searches_cannot(
     store: Any, project: str, deleted_vectors: Any
 ) -> None:
     """Graph level: the reproduction in our own indexes, then every channel asked at once."""
-    deleted_vectors("Episode", EPISODE)
     deleted_vectors("EpisodeVector", EPISODE_VECTOR)
     deleted_vectors("Error", ERROR)
     # The project's own episodes carry no title and hit no error.
@@ -125,9 +118,10 @@ async def test_recall_answers_when_the_filtered_vector_searches_cannot(
         "embedding: e.embedding})",
         {"project": project, "dims": DIMENSIONS},
     )
-    if not await _filtered_search_fails(store, "Episode", "episode_title_embedding", project):
+    # The project hits no error: the errors' filtered search fails. (Its episodes' vectors
+    # share one index with every project's titles: that search finds its text vectors.)
+    if not await _filtered_search_fails(store, "Error", "error_embedding", project):
         pytest.skip("this Neo4j answers the filtered search: the outage does not reproduce")
-    assert await _filtered_search_fails(store, "Error", "error_embedding", project)
     request = RecallRequest(
         projects=(project,), text="anything at all", error_keys=("no-such-error",)
     )
@@ -219,10 +213,13 @@ def test_a_channel_that_fails_is_dropped_named_and_counted(
     assert COUNTERS.value("recall_channels_dropped", channel="title") == before + 1
     ready = client.get("/readyz").json()
     assert ready["vector_indexes"][VECTORS_INDEX] == {"healthy": False, "error": "missing"}
-    assert ready["vector_indexes"]["episode_embedding"]["healthy"] is True
+    assert ready["vector_indexes"]["error_embedding"]["healthy"] is True
     dropped = [c for c in ready["counters"] if c["name"] == "recall_channels_dropped"]
     assert {"name": "recall_channels_dropped", "labels": {"channel": "title"},
             "value": before + 1} in dropped  # fmt: skip
+
+
+REPAIRED = "error_embedding"
 
 
 def test_schema_repair_rebuilds_an_index_whose_probe_fails(
@@ -230,9 +227,9 @@ def test_schema_repair_rebuilds_an_index_whose_probe_fails(
 ) -> None:
     """Probe fails -> `metisgraph schema repair --index` rebuilds it, with progress -> the
     probe answers; the in-index filtered search works again."""
-    deleted_vectors("Episode", EPISODE)
+    deleted_vectors("Error", ERROR)
     probe = (
-        f"CYPHER 25 MATCH (n:Episode) SEARCH n IN (VECTOR INDEX {TITLE_INDEX} FOR $vector "
+        f"CYPHER 25 MATCH (n:Error) SEARCH n IN (VECTOR INDEX {REPAIRED} FOR $vector "
         "WHERE n.project = '#metisgraph-probe' LIMIT 1) SCORE AS s RETURN count(*) AS n"
     )
     try:
@@ -242,10 +239,10 @@ def test_schema_repair_rebuilds_an_index_whose_probe_fails(
         assert "out of bounds" in (error.message or "")
     password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
     env = {"NEO4J_URI": neo4j_settings.uri or "", "NEO4J_PASSWORD": password, "COLUMNS": "300"}
-    result = CliRunner(env=env).invoke(cli.app, ["schema", "repair", "--index", TITLE_INDEX])
+    result = CliRunner(env=env).invoke(cli.app, ["schema", "repair", "--index", REPAIRED])
     assert result.exit_code == 0, result.output
-    assert f"{TITLE_INDEX}" in result.stdout and "fails" in result.stdout  # probed before
-    assert f"rebuild {TITLE_INDEX}: 100% populated" in result.stderr
+    assert f"{REPAIRED}" in result.stdout and "fails" in result.stdout  # probed before
+    assert f"rebuild {REPAIRED}: 100% populated" in result.stderr
     records, _, _ = neo4j.execute_query(probe, vector=_vector())
     assert records[0]["n"] == 0
 
