@@ -26,7 +26,7 @@ TRACE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 42, in run
     cache.put(key, value)
 MemoryError: cannot allocate 4096 bytes"""
-VECTORS = ("embedding", "title_embedding", "context_embedding")
+VECTORS = ("embedding", "title_embedding", "context_embedding")  # the last two: none
 
 
 def _records(project: str) -> list[Parsed]:
@@ -97,9 +97,9 @@ async def test_another_model_is_refused_and_a_reembedding_equals_an_ingest_with_
     # What a re-embedding stores is what an ingest with the new model stores, vector by vector.
     await _ingest(scratch_store, new, "fresh")
     reembedded, fresh = await _vectors(scratch_store, "mem"), await _vectors(scratch_store, "fresh")
-    # 4 episodes, 1 title, 3 contexts, 1 snippet, 1 error; and the episodes' 8 vectors again
-    # as EpisodeVector nodes (the one index recall searches)
-    assert len(reembedded) == 18
+    # 4 episodes, 1 snippet, 1 error; and the episodes' 8 vectors (4 texts, 1 title,
+    # 3 contexts) as EpisodeVector nodes, the title and context ones only there (issue 23)
+    assert len(reembedded) == 14
     _assert_same(reembedded, fresh)
     marks = await scratch_store.run_text(
         "MATCH (n) WHERE n._embedded_with IS NOT NULL RETURN count(n) AS n", read=True
