@@ -49,6 +49,9 @@ log = logging.getLogger("metisgraph")
 # /readyz answers ready within 60 s of the process starting.
 _READY_WITHIN_S = 50.0
 
+_POOL_AT_LEAST = 50
+_CONNECTIONS_PER_SLOT = 4
+
 # Start-up failures no retry mends: the store's vectors are another model's (or its indexes
 # another dimension's). An operator acts (re-embed, or the store's model) and restarts.
 LASTING = (ModelChanged, SchemaMismatch)
@@ -204,13 +207,20 @@ def connect(
     ``retry_s``: how long a write retries Neo4j being away (default: NEO4J_RETRY_S).
     """
     retry = settings.neo4j.retry_s if retry_s is None else retry_s
+    # Every request slot may hold a recall's three connections at once (and a fallback more):
+    # the pool never runs dry before the slots do, so a loaded but healthy store is not
+    # reported busy while the service itself has room (issue 30).
+    pool = max(_POOL_AT_LEAST, _CONNECTIONS_PER_SLOT * settings.api.max_concurrent_requests)
     if settings.neo4j.external:
         secret = settings.neo4j.password.get_secret_value() if settings.neo4j.password else ""
         assert settings.neo4j.uri is not None
-        driver = open_driver(settings.neo4j.uri, settings.neo4j.username, secret, retry_s=retry)
+        driver = open_driver(
+            settings.neo4j.uri, settings.neo4j.username, secret, retry_s=retry, pool_size=pool
+        )
         return driver, None
     embedded = EmbeddedNeo4j(settings.embedded)
-    return open_driver(embedded.uri, "neo4j", embedded.password(), retry_s=retry), embedded
+    driver = open_driver(embedded.uri, "neo4j", embedded.password(), retry_s=retry, pool_size=pool)
+    return driver, embedded
 
 
 def prepare_services(

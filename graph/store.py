@@ -92,18 +92,28 @@ def _counted() -> Iterator[None]:
         raise
 
 
-def open_driver(uri: str, username: str, password: str, *, retry_s: float = 30.0) -> AsyncDriver:
+def open_driver(
+    uri: str,
+    username: str,
+    password: str,
+    *,
+    retry_s: float = 30.0,
+    pool_size: int = 50,
+    acquisition_timeout_s: float = 30.0,
+) -> AsyncDriver:
     """One driver per process; sized for a small API server.
 
     ``retry_s``: how long a write keeps retrying a transient failure (Neo4j away, a leader
     change) before it fails. A command waits Neo4j out; an API request should fail sooner,
     so its caller gets a 503 it can retry instead of a request that outlives its timeout.
+    ``pool_size``: connections at most (a recall holds up to three at once); a request
+    that finds none free within ``acquisition_timeout_s`` fails (the API: 503 STORE_BUSY).
     """
     return AsyncGraphDatabase.driver(
         uri,
         auth=(username, password),
-        max_connection_pool_size=50,
-        connection_acquisition_timeout=30.0,
+        max_connection_pool_size=pool_size,
+        connection_acquisition_timeout=acquisition_timeout_s,
         max_transaction_retry_time=retry_s,
         notifications_min_severity="OFF",
     )

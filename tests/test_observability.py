@@ -246,3 +246,80 @@ def test_neo4j_away_is_a_clear_503_with_retry_after(
         # Neo4j back: the same service answers again, nothing to restart.
         response = client.post("/graphql", json={"query": RECORD, "variables": {"input": episode}})
         assert response.status_code == 200 and "errors" not in response.json()
+
+
+def test_a_busy_store_is_503_store_busy_never_unavailable(
+    client: Any, neo4j_settings: Any, project: str
+) -> None:
+    """Issue 30 item 7: Neo4j up, every pooled connection held (a pool of one, held by an
+    open transaction). The request waits for a connection, then is told 503 STORE_BUSY with
+    Retry-After 1: not UNAVAILABLE (Neo4j is up) and not an internal error (it was)."""
+    from metisgraph.graph import open_driver
+
+    services = client.app_state["services"]
+    secret = neo4j_settings.password.get_secret_value()
+    small = open_driver(
+        neo4j_settings.uri, neo4j_settings.username, secret, pool_size=1, acquisition_timeout_s=0.5
+    )
+
+    async def hold() -> Any:
+        session = small.session(database=services.store.database)
+        tx = await session.begin_transaction()
+        await (await tx.run("RETURN 1")).consume()
+        return session, tx
+
+    async def release() -> None:
+        await tx.rollback()
+        await session.close()
+        await small.close()
+
+    session, tx = client.portal.call(hold)
+    working, services.store.driver = services.store.driver, small
+    variables = {"project": project, "query": "the cache grows without bound"}
+    try:
+        response = client.post("/graphql", json={"query": RECALL, "variables": variables})
+    finally:
+        services.store.driver = working
+        client.portal.call(release)
+    assert response.status_code == 503, response.text
+    assert response.headers["retry-after"] == "1"
+    error = response.json()["errors"][0]
+    assert error["extensions"]["code"] == "STORE_BUSY", error
+    assert "busy" in error["message"] and "unavailable" not in error["message"]
+    # The pool free again: the same question is answered.
+    response = client.post("/graphql", json={"query": RECALL, "variables": variables})
+    assert response.status_code == 200 and "errors" not in response.json(), response.text
+
+
+def test_transient_refusals_are_busy_and_a_database_not_available_is_away() -> None:
+    """The driver's own errors as it makes them from Neo4j's failure codes: a transient
+    refusal that outlasted the retries (a deadlock) means busy, retry; the database
+    starting or stopping means away, as a closed port does; other errors are neither."""
+    from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable
+
+    from metisgraph.api.graphql.errors import store_state
+
+    def failure(code: str) -> Neo4jError:
+        return Neo4jError._hydrate_neo4j(code=code, message="m")  # the driver's own mapping
+
+    assert store_state(failure("Neo.TransientError.Transaction.DeadlockDetected")) == "busy"
+    assert store_state(failure("Neo.TransientError.General.MemoryPoolOutOfMemoryError")) == "busy"
+    assert store_state(failure("Neo.TransientError.General.DatabaseUnavailable")) == "away"
+    assert store_state(ServiceUnavailable("gone")) == "away"
+    syntax = failure("Neo.ClientError.Statement.SyntaxError")
+    assert isinstance(syntax, ClientError) and store_state(syntax) is None
+    assert store_state(ValueError("x")) is None and store_state(None) is None
+
+
+def test_the_pool_outnumbers_what_the_request_slots_can_hold(app_settings: Any) -> None:
+    """Each slot may hold a recall's three connections: the pool is sized from the slots, so
+    raising METISGRAPH_MAX_CONCURRENT_REQUESTS does not make a healthy store look busy."""
+    from metisgraph.api.services import connect
+
+    settings = app_settings.model_copy(deep=True)
+    settings.api = settings.api.model_copy(update={"max_concurrent_requests": 40})
+    driver, _ = connect(settings)
+    try:
+        assert driver._pool.pool_config.max_connection_pool_size >= 3 * 40
+    finally:
+        anyio.run(driver.close)

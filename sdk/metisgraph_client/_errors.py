@@ -36,8 +36,10 @@ class RateLimited(_AskedToWait):
 
 class Unavailable(_AskedToWait):
     """HTTP 502, 503 or 504: the service is busy (``code`` "BUSY": its concurrency limit
-    refused the request before running it), the graph store is away ("UNAVAILABLE"), or a
-    proxy failed. ``retry_after``: the seconds the service asked for, if it said."""
+    refused the request before running it), the graph store is away ("UNAVAILABLE") or up
+    but too busy to take the request in time ("STORE_BUSY"; like UNAVAILABLE, part of it
+    may have run), or a proxy failed. ``retry_after``: the seconds the service asked for,
+    if it said."""
 
     def __init__(self, message: str, retry_after: float | None = None,
                  code: str | None = None) -> None:  # fmt: skip
