@@ -126,6 +126,12 @@ def test_a_second_start_begins_from_the_first_runs_aot_cache(tmp_path: Path) -> 
         pid = embedded.status().pid
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         assert f"-XX:AOTCache={embedded.aot_cache}".encode() in cmdline
+        # Issue 30: the password the first start set is not set again (its Cypher statement
+        # was ~4 s of a restart), and it still opens the door.
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"METISGRAPH_NEO4J_PASSWORD=" in environ
+        with GraphDatabase.driver(embedded.uri, auth=("neo4j", embedded.password())) as driver:
+            driver.verify_connectivity()
     finally:
         embedded.stop()
     with embedded.log_file.open("rb") as log:
@@ -133,6 +139,27 @@ def test_a_second_start_begins_from_the_first_runs_aot_cache(tmp_path: Path) -> 
         assert b"[error][aot]" not in log.read().replace(b" ", b"")  # the cache was taken
     off = EmbeddedNeo4j(settings.model_copy(update={"aot_cache": False}))
     assert off._aot_options(java) == []
+
+
+def test_the_password_is_set_once_per_password_and_store(tmp_path: Path) -> None:
+    """Issue 30: a restart skips setting the password the store holds already; a new
+    password file, or a store made anew (another system database folder), sets it again."""
+    embedded = EmbeddedNeo4j(EmbeddedNeo4jSettings(home=tmp_path / "neo4j"))
+    password = embedded.password()
+    assert embedded._password_to_set() == password  # a first start
+    system = embedded.home / "data" / "databases" / "system"
+    system.mkdir(parents=True)
+    digest = embedded._password_digest(password)
+    assert digest is not None and password not in digest
+    embedded._password_mark.write_text(digest + "\n")  # what a start that set it writes
+    assert embedded._password_to_set() == ""
+    embedded.password_file.unlink()  # a new password: set again
+    assert embedded._password_to_set() == embedded.password() != password
+    embedded._password_mark.write_text(f"{embedded._password_digest(embedded.password())}\n")
+    assert embedded._password_to_set() == ""
+    system.rename(system.with_name("old"))  # the store made anew
+    system.mkdir()
+    assert embedded._password_to_set() == embedded.password()
 
 
 def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:

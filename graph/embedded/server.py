@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import signal
@@ -142,12 +143,46 @@ class EmbeddedNeo4j:
                 LAUNCHER,
                 str(self.home),
             ]
-            env = {**os.environ, "METISGRAPH_NEO4J_PASSWORD": self.password()}
+            setting = self._password_to_set()
+            env = {**os.environ, "METISGRAPH_NEO4J_PASSWORD": setting}
             offset = self.log_file.stat().st_size if self.log_file.exists() else 0
             pid = spawn_detached(cmd, env, self.log_file)
             self.pid_file.write_text(f"{pid}\n")
             self._wait_ready(pid, offset)
+            digest = self._password_digest(setting) if setting else None
+            if digest:  # set, and Neo4j ready with it: later starts need not set it again
+                self._password_mark.write_text(digest + "\n")
             return True
+
+    # -- the password, set once per store -----------------------------------------
+    @property
+    def _password_mark(self) -> Path:
+        return self.home / "data" / "metisgraph-password-set"
+
+    def _password_digest(self, password: str) -> str | None:
+        """The password and the system database it was set in (its folder's identity: a
+        store made anew is a new folder), digested; None before there is one."""
+        try:
+            folder = (self.home / "data" / "databases" / "system").stat()
+        except FileNotFoundError:
+            return None
+        seed = f"{folder.st_dev}:{folder.st_ino}:{password}"
+        return hashlib.sha256(seed.encode()).hexdigest()
+
+    def _password_to_set(self) -> str:
+        """The password the launcher is to set, or "" when this store holds it already.
+
+        Setting it is the launcher's first Cypher statement, run before Bolt is announced
+        ready: ~4 s of every start on our machine, most of a restart after the JVM's own
+        start (issue 30). Set on the first start, again when the password file or the store
+        changed (the mark written after that start says which password in which store).
+        """
+        password = self.password()
+        try:
+            mark = self._password_mark.read_text().strip()
+        except FileNotFoundError:
+            return password
+        return "" if mark == self._password_digest(password) else password
 
     @property
     def aot_cache(self) -> Path:
