@@ -163,6 +163,7 @@ async def _outage(
     await asyncio.sleep(at)
     marks["stop"] = time.monotonic()
     await asyncio.to_thread(server.stop)
+    marks["stopped"] = time.monotonic()
     await asyncio.sleep(seconds)
     marks["start"] = time.monotonic()
     await asyncio.to_thread(server.start)
@@ -242,6 +243,10 @@ async def run(
     )
     if marks:
         figures["outage_s"] = round(marks["back"] - marks["stop"], 1)
+        # Where the outage's time went: Neo4j stopping (SIGTERM until its process is gone),
+        # the deliberate pause, Neo4j starting (spawned until its Bolt port logs in).
+        figures["neo4j_stop_s"] = round(marks["stopped"] - marks["stop"], 1)
+        figures["neo4j_start_s"] = round(marks["back"] - marks["start"], 1)
         after = [t for t in tally.successes if t > marks["back"]]
         figures["first_success_after_neo4j_back_s"] = (
             round(min(after) - marks["back"], 2) if after else None
