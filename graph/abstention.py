@@ -73,6 +73,13 @@ class AbstentionSettings:
     min_episodes: int = 20  # fewer: too little to measure, the fixed default holds
     stale_share: float = 0.25  # measured again when the project's size moved this much
     cache_s: float = 60.0  # how long a process trusts what it read of a project
+    # A question that clears a measured gate by less than ``standout_within`` is answered
+    # only when its best memory stands out: at least ``standout`` above the fifth best of
+    # the shortlist. Off-topic text close to a store's kind (a bug report asked of a trace
+    # store) is about as close to many memories; an answerable question has one or a few
+    # that are clearly closer (docs/recall.md, "Abstention": fitted leave-one-set-out).
+    standout_within: float = 0.05
+    standout: float = 0.10
 
 
 ABSTENTION = AbstentionSettings()
@@ -248,6 +255,28 @@ class Gate:
     reason: str | None = None
 
 
+def _crowded(
+    hits: Sequence[_Scored],
+    best: float,
+    threshold: float,
+    source: str,
+    settings: AbstentionSettings = ABSTENTION,
+) -> bool:
+    """Whether a question just over a measured gate finds nothing that stands out: its best
+    memory is less than ``standout`` closer than the fifth best of the shortlist. Only the
+    store's measured gates are held to it (not a request's own threshold, nor the default
+    of a project too small to measure); fewer than three hits say nothing about a crowd."""
+    if not source.startswith("calibrated") or best >= threshold + settings.standout_within:
+        return False
+    scores = sorted(
+        (max((h.channels.get(c, 0.0) for c in _VECTOR_CHANNELS), default=0.0) for h in hits),
+        reverse=True,
+    )
+    if len(scores) < 3:
+        return False
+    return scores[0] - scores[min(4, len(scores) - 1)] < settings.standout
+
+
 class _Scored(Protocol):
     episode: dict[str, Any]
     channels: dict[str, float]
@@ -284,8 +313,14 @@ def judge(hits: Sequence[_Scored], req: RecallRequest) -> Gate:
         threshold, source = gate(hit.episode.get("project", ""))
         margins.append((similarity - threshold, similarity, threshold, source))
     _, best, threshold, source = max(margins)
-    if best >= threshold:
+    if best >= threshold and not _crowded(hits, best, threshold, source):
         return Gate(False, round(best, 4), threshold, source)
+    if best >= threshold:
+        reason = (
+            f"the closest memory (similarity {best:.2f}, threshold {threshold:.2f}: {source}) "
+            "does not stand out from the rest and no error or code location matches"
+        )
+        return Gate(True, round(best, 4), threshold, source, reason)
     reason = (
         f"the closest memory is too far from the question (similarity {best:.2f} < "
         f"{threshold:.2f}, threshold: {source}) and no error or code location matches"

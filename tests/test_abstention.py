@@ -4,12 +4,14 @@ project, settable per request; `maintain` measures it again."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 from neo4j import GraphDatabase
 
-from metisgraph.graph.abstention import AbstentionSettings, fit_threshold
+from metisgraph.graph.abstention import ABSTENTION, AbstentionSettings, fit_threshold, judge
+from metisgraph.graph.recall_request import RecallRequest
 from metisgraph.graph.settings import Neo4jSettings
 
 RECORD_MANY = """
@@ -128,6 +130,37 @@ def test_the_threshold_is_fitted_from_the_probes_and_the_neighbours() -> None:
     assert fit_threshold([0.0] * 9, 100)[0] == settings.floor
     assert fit_threshold([0.99] * 9, 100)[0] == settings.ceiling
     assert fit_threshold([0.3] * 9, 100, neighbours=[0.1])[1] == fit_threshold([0.3] * 9, 100)[0]
+
+
+class _Hit:
+    def __init__(self, project: str, similarity: float) -> None:
+        self.episode = {"project": project}
+        self.channels = {"vector": similarity}
+        self.dropped: list[str] = []
+
+
+def test_a_question_just_over_the_gate_needs_a_memory_that_stands_out() -> None:
+    """Off-topic text of the store's kind (a bug report asked of a trace store) is about as
+    close to many memories; an answerable question has one clearly closer than the rest.
+    Just over a measured gate, the best must stand out from the fifth best."""
+    gates = {"p": (0.30, 0.30, "calibrated")}
+    asked = RecallRequest(projects=("p",), text="q", gates=gates)
+    near, margin = 0.30 + ABSTENTION.standout_within / 2, ABSTENTION.standout
+    crowd = [_Hit("p", near - 0.01 * i) for i in range(6)]  # the best hardly above the rest
+    gate = judge(crowd, asked)
+    assert gate.abstained and "does not stand out" in (gate.reason or "")
+    apart = [_Hit("p", near), *(_Hit("p", near - margin - 0.01 - 0.01 * i) for i in range(5))]
+    assert not judge(apart, asked).abstained
+    # Well over the gate, a crowd is answered; so is one under a request's own threshold,
+    # or the default gate of a project too small to measure.
+    clear = [_Hit("p", 0.30 + ABSTENTION.standout_within + 0.01) for _ in range(6)]
+    assert not judge(clear, asked).abstained
+    own = RecallRequest(projects=("p",), text="q", gates=gates)
+    own = dataclasses.replace(own, settings=dataclasses.replace(own.settings, abstain_below=0.30))
+    assert not judge(crowd, own).abstained
+    small = RecallRequest(projects=("p",), text="q", gates={"p": (0.30, 0.30, "default")})
+    assert not judge(crowd, small).abstained
+    assert not judge(crowd[:2], asked).abstained  # two hits say nothing about a crowd
 
 
 def test_a_store_measures_its_own_gate_and_keeps_it(
