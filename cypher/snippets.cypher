@@ -7,9 +7,9 @@
 // name: upsert_snippets
 // mode: write
 // One node per (project, content key). What the code is (template, structure, risk) is set
-// when the node is created; a name or description fills in when missing; tests, examples and
-// the files it was written to accumulate (bounded); a reviewer's decision is never
-// overwritten by a re-ingest.
+// when the node is created; a name, a description or the test command its run used fills in
+// when missing; tests, examples and the files it was written to accumulate (bounded); a
+// reviewer's decision is never overwritten by a re-ingest.
 CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (s:Snippet {project: row.project, id: row.id})
@@ -21,6 +21,7 @@ ON CREATE SET s += row.props, s.lineage = row.lineage, s.version = row.version, 
               s.confidence = row.prior.mean, s.active_at = datetime()
 SET s.name = coalesce(s.name, row.name),
     s.description = coalesce(s.description, row.description),
+    s.test_command = coalesce(s.test_command, row.test_command),
     s.review_status = CASE WHEN s.review_status = 'unreviewed' THEN row.review_status
                            ELSE s.review_status END,
     s.tests = (s.tests + [t IN row.tests WHERE NOT t IN s.tests])[..20],
@@ -177,7 +178,7 @@ COLLECT {
   RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
             .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
             .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-            .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+            .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin, .test_command,
             stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
                        package: x.package, verified: x.verified, found: x.found,
                        reason: x.reason, since: x.since}],
@@ -197,7 +198,7 @@ WHERE s.recallable = true
 RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin, .test_command,
           stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
                      package: x.package, verified: x.verified, found: x.found,
                      reason: x.reason, since: x.since}],
@@ -225,7 +226,7 @@ MATCH (s:Snippet {project: $project, id: $id})
 RETURN s {.id, .project, .name, .language, .kind, .template, .description, .signature,
           .parameters, .template_parameters, .imports, .calls, .size, .risk, .findings,
           .review_status, .recallable, .version, .latest, .uses, .successes, .failures,
-          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin,
+          .success_rate, .recorded, .files, .symbols, .tests, .examples, .origin, .test_command,
           .outcome_notes, .last_failure,
           stale_in: [(s)-[x:STALE_IN]->(v:Environment) | {environment: v.key,
                      package: x.package, verified: x.verified, found: x.found,

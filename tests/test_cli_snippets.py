@@ -24,9 +24,8 @@ def test_analyze_json_has_every_field_and_no_password() -> None:
     assert document["kind"] == "function"
     assert document["signature"] == "def export_orders(region: str='eu') -> int"
     assert document["parameters"] == [{"name": "region", "type": "str", "default": "'eu'"}]
-    assert {"name": "password", "kind": "credential", "example": None} in document[
-        "template_parameters"
-    ]
+    lifted = {"name": "password", "kind": "credential", "example": None, "default": None}
+    assert lifted in document["template_parameters"]
     assert 'password="{{password}}"' in document["template"]
     assert [(f["rule"], f["line"], f["severity"]) for f in document["findings"]] == [
         ("hardcoded-credential", 9, "medium")

@@ -36,6 +36,10 @@ class TemplateParameter:
     name: str
     kind: str
     example: str | None
+    default: str | None = strawberry.field(
+        description="What runs in its place when no value is given: a stand-in for a "
+        "private value (never the original), possibly written with other parameters"
+    )
 
 
 @strawberry.type(description="A hit of the static safety scan.")
@@ -105,6 +109,10 @@ class Snippet:
     symbols: list[str]
     tests: list[str]
     examples: list[str]
+    test_command: str | None = strawberry.field(
+        description="The test command the run it came from used; verifySnippet runs it when "
+        "no command is given and the snippet has no stored tests",
+    )
     requires: list[Requirement]
     stale_in: list[StaleIn] = strawberry.field(
         description="Environments it may no longer work in (a later success there clears it)"
@@ -258,7 +266,8 @@ def snippet_view(row: dict[str, Any]) -> Snippet:
         parameters=[CodeParameter(name=p["name"], type=p.get("type"), default=p.get("default"))
                     for p in _json_list(row.get("parameters"))],
         template_parameters=[TemplateParameter(name=p["name"], kind=p["kind"],
-                                               example=p.get("example"))
+                                               example=p.get("example"),
+                                               default=p.get("default"))
                              for p in _json_list(row.get("template_parameters"))],
         imports=list(row.get("imports") or []), calls=list(row.get("calls") or []),
         size=row.get("size") or 0, risk=row.get("risk") or "none",
@@ -271,7 +280,7 @@ def snippet_view(row: dict[str, Any]) -> Snippet:
         failures=row.get("failures") or 0, success_rate=row.get("success_rate"),
         recorded=row.get("recorded") or 0, files=list(row.get("files") or []),
         symbols=list(row.get("symbols") or []), tests=list(row.get("tests") or []),
-        examples=list(row.get("examples") or []),
+        examples=list(row.get("examples") or []), test_command=row.get("test_command"),
         requires=[Requirement(name=r["name"], spec=r.get("spec"),
                               verified_ranges=[s for s in r.get("specs") or [] if s])
                   for r in row.get("requires") or []],

@@ -92,7 +92,8 @@ def add_loop_tools(mcp: MCPServer[Any], run: Runner) -> None:
 
     @mcp.tool(
         description="Run a snippet in the sandbox (no network, limits, a throw-away "
-        "directory): its stored tests, or `command`; success links it VERIFIED_IN the "
+        "directory): its stored tests, else the test command its run used, or `command`; "
+        "success links it VERIFIED_IN the "
         "environment, failure counts against it. Needs the write scope."
     )
     async def verify_snippet(

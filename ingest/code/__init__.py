@@ -23,7 +23,7 @@ from metisgraph.ingest.code.model import (
     TemplateParameter,
     Verdict,
 )
-from metisgraph.ingest.code.parameterize import fill_template, without_secrets
+from metisgraph.ingest.code.parameterize import fill_template, resolved_values, without_secrets
 from metisgraph.ingest.code.patch import parse_patch
 
 __all__ = [
@@ -49,5 +49,6 @@ __all__ = [
     "normalize_language",
     "parse_patch",
     "pin_to_environment",
+    "resolved_values",
     "without_secrets",
 ]

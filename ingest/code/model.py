@@ -30,11 +30,14 @@ class Finding:
 
 @dataclass(frozen=True)
 class TemplateParameter:
-    """A hard-coded value lifted out of the code; credentials never keep their example."""
+    """A hard-coded value lifted out of the code; credentials never keep their example. A
+    private value keeps none either: ``default`` is what runs in its place (a stand-in, or
+    written with other parameters: ``{{home}}/data.csv``), see ingest/snippets/instances.py."""
 
     name: str
     kind: str
     example: str | None
+    default: str | None = None
 
 
 @dataclass(frozen=True)

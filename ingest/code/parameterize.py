@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from metisgraph.ingest.code.credentials import credential_lifts
@@ -26,6 +26,7 @@ __all__ = [
     "parameterize",
     "placeholder",
     "redact_template",
+    "resolved_values",
     "without_secrets",
 ]
 
@@ -53,6 +54,22 @@ def fill_template(text: str, values: Mapping[str, str]) -> tuple[str, tuple[str,
     missing = [h[2:-2] for h in _PLACEHOLDER.findall(text) if h[2:-2] not in values]
     filled = _PLACEHOLDER.sub(lambda m: values.get(m.group()[2:-2], m.group()), text)
     return filled, tuple(dict.fromkeys(missing))
+
+
+def resolved_values(
+    parameters: Sequence[Mapping[str, object]], given: Mapping[str, str]
+) -> dict[str, str]:
+    """Each parameter's value for a run: the caller's, else its example, else its default;
+    a default written with other parameters (``{{home}}/reports``) filled with theirs."""
+    values: dict[str, str] = {}
+    for p in parameters:
+        name = str(p["name"])
+        for candidate in (given.get(name), p.get("example"), p.get("default")):
+            if candidate is not None:
+                values[name] = str(candidate)
+                break
+    values |= dict(given)
+    return {k: fill_template(v, values)[0] if "{{" in v else v for k, v in values.items()}
 
 
 @dataclass(frozen=True)

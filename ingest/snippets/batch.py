@@ -19,6 +19,7 @@ from metisgraph.ingest.prepare.episode import PreparedEpisode
 from metisgraph.ingest.records import SnippetRecord, SnippetRelation
 from metisgraph.ingest.snippets.prepare import PreparedSnippet, prepare_occurrence
 from metisgraph.ingest.snippets.rows import write_steps
+from metisgraph.ingest.snippets.runner_commands import attach_test_commands
 from metisgraph.ingest.snippets.sources import Occurrence, episode_occurrences, input_occurrence
 from metisgraph.ingest.snippets.verdicts import verdict_for
 from metisgraph.ingest.snippets.versions import change_summary
@@ -52,6 +53,7 @@ def prepare_snippets(
             snippet.outcome = episode.props.get("outcome")
             snippet.source = str(episode.props.get("source") or snippet.source)
             out.append(snippet)
+    attach_test_commands(episodes, out)
     for record in records:
         stated = extract_environment((), record.environment) if record.environment else None
         packages = dict(stated.packages) if stated else {}  # as stored: names settled, redacted

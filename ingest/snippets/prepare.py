@@ -8,6 +8,7 @@ full-text keywords are decided here too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from metisgraph.ingest.code import (
 from metisgraph.ingest.prepare.keywords import identifier_keywords
 from metisgraph.ingest.records import SnippetRecord
 from metisgraph.ingest.sanitize.abstraction import sanitize
+from metisgraph.ingest.snippets.instances import lift_instances
 from metisgraph.ingest.snippets.sources import Occurrence
 from metisgraph.ingest.snippets.versions import lineage_key
 
@@ -67,12 +69,25 @@ class PreparedSnippet:
     version: int = 1
     parent_id: str | None = None
     reason: str | None = None
+    test_command: str | None = None  # the test runner the run used (snippets/runner_commands.py)
 
 
 def prepare_occurrence(
     found: Occurrence, analysis: SnippetAnalysis, project: str, task_id: str | None
 ) -> PreparedSnippet:
-    """An occurrence with its analysis; identity is the project and the content key."""
+    """An occurrence with its analysis; identity is the project and the content key.
+
+    Instance values in the code, its tests and examples become parameters with runnable
+    defaults (snippets/instances.py) before anything is stored or embedded."""
+    lifted = lift_instances(
+        analysis.template,
+        analysis.template_parameters,
+        [_clean_code(t, analysis.language) for t in found.tests if t.strip()],
+        [_clean_code(e, analysis.language) for e in found.examples if e.strip()],
+    )
+    analysis = dataclasses.replace(
+        analysis, template=lifted.template, template_parameters=lifted.parameters
+    )
     name = _clean(found.name) or analysis.name
     description = _clean(found.description)
     files = _files(analysis, found)
@@ -101,8 +116,8 @@ def prepare_occurrence(
         ran=found.ran,
         name=name,
         description=description,
-        tests=[_clean_code(t, analysis.language) for t in found.tests if t.strip()],
-        examples=[_clean_code(e, analysis.language) for e in found.examples if e.strip()],
+        tests=lifted.tests,
+        examples=lifted.examples,
     )
 
 
@@ -145,11 +160,17 @@ def _props(
 
 
 def _template_parameter(parameter: TemplateParameter) -> dict[str, Any]:
-    """A lifted value: its example is kept only when the sanitizer finds nothing in it."""
+    """A lifted value: its example is kept only when the sanitizer finds nothing in it; its
+    default (a stand-in for a private value) runs in its place."""
     example = parameter.example
     if example is not None and sanitize(example).text != example:
         example = None
-    return {"name": parameter.name, "kind": parameter.kind, "example": example}
+    return {
+        "name": parameter.name,
+        "kind": parameter.kind,
+        "example": example,
+        "default": parameter.default,
+    }
 
 
 def _embed_text(

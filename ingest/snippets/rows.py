@@ -75,10 +75,11 @@ def _node_rows(
                 "props": s.props, "lineage": s.lineage,
                 "version": s.version, "review_status": s.review_status, "name": s.name,
                 "description": None, "tests": [], "examples": [], "record_keys": [], "files": [],
-                "embedding": embedded.get(key), "prior": _prior(s.source),
+                "embedding": embedded.get(key), "prior": _prior(s.source), "test_command": None,
             }  # fmt: skip
         row["name"] = row["name"] or s.name
         row["description"] = row["description"] or s.description
+        row["test_command"] = row["test_command"] or s.test_command
         row["tests"] = _union(row["tests"], s.tests)
         row["examples"] = _union(row["examples"], s.examples)
         row["record_keys"] = _union(row["record_keys"], [s.record_key] if s.record_key else [])
