@@ -42,10 +42,11 @@ run: install
 
 # The full default run; the 15 slowest tests are printed so the suite's growth is seen.
 # Two workers (pytest-xdist), each with an embedded Neo4j of its own, a module at a time: the
-# suite is half waiting on Neo4j and on subprocesses. A given NEO4J_URI is one server for
-# every test: one process then.
+# suite is half waiting on Neo4j and on subprocesses. Modules sharing a costly session
+# fixture go to one worker, the costliest first (tests/scheduling.py). A given NEO4J_URI is
+# one server for every test: one process then.
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
-XDIST := -n $(TEST_WORKERS) --dist loadfile
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 test: install
 	$(BIN)/pytest $(XDIST) --durations=15

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scheduling import group_and_order, make_scheduler
 
 from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
@@ -29,10 +30,12 @@ def _shared_root() -> Path:
     return Path(os.environ.get("METISGRAPH_SHARED_DIR", ROOT.parent / "shared"))
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups set here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers that match what a test uses: ``shared`` on every test that reads ../shared,
     ``slow`` on every test that starts a Neo4j of its own (``make test-fast`` leaves both out).
-    ``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each."""
+    ``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each. Then the
+    workers' units, costliest first (tests/scheduling.py)."""
     heavy = os.environ.get("METISGRAPH_HEAVY") == "1"
     skip = pytest.mark.skip(reason="heavy: run with METISGRAPH_HEAVY=1")
     for item in items:
@@ -43,6 +46,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if "heavy" in item.keywords and not heavy:
             item.add_marker(skip)
+    unbuilt = () if _shared_root().is_dir() else ("shared_run", "shared_trajectories")
+    group_and_order(config, items, unbuilt)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist's, when present
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (the Makefile's): whole modules, those sharing a costly session
+    fixture on one worker, the costliest first."""
+    if config.getoption("dist", "no") != "loadgroup":
+        return None
+    return make_scheduler(config, log)
 
 
 @pytest.fixture(scope="session")

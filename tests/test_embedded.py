@@ -73,17 +73,21 @@ def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) 
 
 
 @pytest.mark.slow
-def test_start_status_stop_lifecycle(tmp_path: Path) -> None:
+def test_start_status_stop_lifecycle_and_the_aot_cache_of_the_first_run(tmp_path: Path) -> None:
+    """Start, status, stop of the embedded server as the product runs it. Issue 23 (warm
+    from the first minute): on Java 25+ that first run records an AOT cache (classes, the
+    JIT's method profiles), written when it stops; the next start uses it. One server for
+    both: every JVM start is seconds of the suite."""
+    from metisgraph.graph.embedded.java import AOT_JAVA, java_major
+
+    java = find_java()
+    aot = (java_major(java) or 0) >= AOT_JAVA
     settings = EmbeddedNeo4jSettings(
-        home=tmp_path / "neo4j",
-        port=_free_port(),
-        heap="256m",
-        heap_max="512m",
-        pagecache="64m",
-        aot_cache=False,  # recorded in the test below
+        home=tmp_path / "neo4j", port=_free_port(), heap="256m", heap_max="512m", pagecache="64m"
     )
     embedded = EmbeddedNeo4j(settings)
     assert not embedded.status().running
+    assert not embedded.aot_cache.exists()
     assert embedded.start() is True
     try:
         status = embedded.status()
@@ -102,23 +106,11 @@ def test_start_status_stop_lifecycle(tmp_path: Path) -> None:
         assert embedded.stop() is True
     assert not embedded.status().running
     assert "metisgraph-neo4j: stopping" in embedded.log_file.read_text()
-
-
-def test_a_second_start_begins_from_the_first_runs_aot_cache(tmp_path: Path) -> None:
-    """Issue 23 (warm from the first minute): on Java 25+ the first run records an AOT cache
-    (classes, the JIT's method profiles), written when it stops; the next start uses it."""
-    from metisgraph.graph.embedded.java import AOT_JAVA, java_major
-
-    java = find_java()
-    if (java_major(java) or 0) < AOT_JAVA:
+    off = EmbeddedNeo4j(settings.model_copy(update={"aot_cache": False}))
+    assert off._aot_options(java) == []
+    if not aot:
         pytest.skip(f"Java {java_major(java)}: no AOT cache before Java {AOT_JAVA}")
-    settings = EmbeddedNeo4jSettings(
-        home=tmp_path / "neo4j", port=_free_port(), heap="256m", heap_max="512m", pagecache="64m"
-    )
-    embedded = EmbeddedNeo4j(settings)
-    assert not embedded.aot_cache.exists()
-    embedded.start()
-    embedded.stop()
+
     assert embedded.aot_cache.exists() and embedded.aot_cache.stat().st_size > 1_000_000
     offset = embedded.log_file.stat().st_size
     embedded.start()
@@ -137,8 +129,6 @@ def test_a_second_start_begins_from_the_first_runs_aot_cache(tmp_path: Path) -> 
     with embedded.log_file.open("rb") as log:
         log.seek(offset)
         assert b"[error][aot]" not in log.read().replace(b" ", b"")  # the cache was taken
-    off = EmbeddedNeo4j(settings.model_copy(update={"aot_cache": False}))
-    assert off._aot_options(java) == []
 
 
 def test_the_password_is_set_once_per_password_and_store(tmp_path: Path) -> None:
