@@ -20,6 +20,9 @@ their own. Names are stable: the ranker's weights file is keyed by them.
   1 / their place x the share of those links in common. ``question.hops``: 1 / the hops
   from the question's own error or symbols to it through those links (1: linked itself,
   1/2: through another candidate, 0: further or never).
+* ``ppr.*``: a personalised PageRank over the shortlist's errors, families, symbols, files,
+  tools and task, started from the question's own entities and the channels' top hits
+  (graph/propagation.py).
 * ``recency``: ln(1 + days older than the newest candidate); ``outcome.success``,
   ``has.*``: what it is.
 """
@@ -37,6 +40,7 @@ import numpy.typing as npt
 
 from metisgraph.graph.channel_registry import CHANNELS
 from metisgraph.graph.fusion import Candidate
+from metisgraph.graph.propagation import PROPAGATION, personalised_pagerank
 from metisgraph.graph.recall_request import RecallRequest
 
 if TYPE_CHECKING:
@@ -62,6 +66,7 @@ FEATURES: tuple[str, ...] = (
     "task.near_top",
     "spread.shortlist",
     "question.hops",
+    *PROPAGATION,
     "recency",
     "outcome.success",
     "has.errors",
@@ -215,6 +220,25 @@ def _spread(evidence: Sequence[_Evidence], linked: Sequence[bool]) -> list[tuple
             for i in range(len(evidence))]  # fmt: skip
 
 
+_WALKED = ("errors", "families", "symbols", "files", "tools", "task")
+
+
+def _propagation(
+    hits: Sequence[Hit], evidence: Sequence[_Evidence], req: RecallRequest
+) -> list[tuple[float, float]]:
+    """Each candidate's personalised PageRank features (graph/propagation.py)."""
+    links = [frozenset(f"{r}:{v}" for r in _WALKED for v in getattr(e, r)) for e in evidence]
+    asked = {s.lower() for s in req.symbols}
+    question = {f"errors:{k}" for k in req.error_keys}
+    for e in evidence:
+        for relation in ("symbols", "files"):
+            for m in getattr(e, relation):
+                low = m.lower()
+                if any(a == low or low.endswith(("." + a, "/" + a)) for a in asked):
+                    question.add(f"{relation}:{m}")
+    return personalised_pagerank(links, [h.ranks for h in hits], frozenset(question))
+
+
 def _days(moment: Any) -> float | None:
     return moment.timestamp() / 86400 if isinstance(moment, datetime) else None
 
@@ -233,6 +257,7 @@ def candidate_features(
     newest = max((d for d in days if d is not None), default=None)
     asked = [_question(e, req) for e in evidence]
     spreads = _spread(evidence, [bool(q[0] or q[1]) for q in asked])
+    walked = _propagation(hits, evidence, req)
     rows = []
     for i, hit in enumerate(hits):
         top = [e for j, e in enumerate(evidence[:TOP]) if j != i]
@@ -247,6 +272,7 @@ def candidate_features(
             *_shares(evidence[i], top),
             *_task(i, hits, evidence),
             *spreads[i],
+            *walked[i],
             recency,
             float(hit.episode.get("outcome") == "success"),
             float(bool(hit.errors)),

@@ -62,6 +62,31 @@ def test_graph_evidence_is_read_from_what_recall_fetched() -> None:
     assert a["hand.rank"] == 1.0 and a["hand.score"] > b["hand.score"] > c["hand.score"]
 
 
+def test_propagation_reaches_what_the_question_and_the_top_hits_are_linked_to() -> None:
+    # a: the channels' best; b: no channel found it high, shares a's error; c: linked to
+    # nothing; d: names the question's symbol (through a file of its snippet); e: shares
+    # only d's tool, two links from the question.
+    snippet = {"symbols": [], "files": ["src/acme/Parser.java"]}
+    hits = [
+        _hit("a", 3.0, errors=[{"key": "k1"}], ranks={"vector": 1, "fulltext": 1}),
+        _hit("b", 2.0, errors=[{"key": "k1"}], ranks={"vector": 20}),
+        _hit("c", 1.9, ranks={"vector": 15}),
+        _hit("d", 1.8, snippets=[snippet], tools=[{"name": "mvn"}], ranks={"vector": 25}),
+        _hit("e", 1.7, tools=[{"name": "mvn"}], ranks={"vector": 30}),
+    ]
+    req = RecallRequest(projects=("p",), text="q", symbols=("Parser.java",))
+    table = candidate_features(hits, {}, req)
+    score = {k: table.row(i)["ppr.score"] for i, k in enumerate("abcde")}
+    received = {k: table.row(i)["ppr.received"] for i, k in enumerate("abcde")}
+    assert received["c"] == 0.0 < received["e"] < received["d"]
+    assert received["b"] > 0.0 and score["b"] > score["c"]
+    assert score["d"] > score["b"]  # the question's own entity is a start of its own
+    assert score["e"] > score["c"]  # two hops from the question beat no link at all
+    # Without the question's entity, d holds only what its own channel rank gives it.
+    alone = candidate_features(hits, {}, RecallRequest(projects=("p",), text="q"))
+    assert alone.row(3)["ppr.score"] < score["d"] / 4 and alone.row(0)["ppr.score"] == 1.0
+
+
 def test_the_score_is_the_sum_of_the_terms_shown() -> None:
     rng = np.random.default_rng(7)
     names = (*FEATURES[:5], "not.computed")
