@@ -60,6 +60,7 @@ if typing.TYPE_CHECKING:
         recount_steps,
         verdict_feedback_within,
     )
+    from metisgraph.graph.project_ranker import install_ranker, project_rankers
     from metisgraph.graph.rank_features import FEATURES, FeatureTable
     from metisgraph.graph.ranker import LinearRanker, RankerFileError, load_ranker, shipped_ranker
     from metisgraph.graph.recall import PatternHit, RecallOutcome, recall
@@ -179,6 +180,7 @@ __all__ = [
     "existing_episode_hashes",
     "existing_error_keys",
     "in_turn",
+    "install_ranker",
     "lazy_face",
     "lineage_heads",
     "load_ranker",
@@ -188,6 +190,7 @@ __all__ = [
     "ordered",
     "posterior",
     "probe_vector_indexes",
+    "project_rankers",
     "project_scope",
     "projects_to_maintain",
     "read_stamp",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from metisgraph.graph.fusion import Candidate
 from metisgraph.graph.rank_features import FeatureTable, candidate_features
-from metisgraph.graph.ranker import shipped_ranker
+from metisgraph.graph.ranker import LinearRanker, shipped_ranker
 from metisgraph.graph.recall_request import RecallRequest
 
 if TYPE_CHECKING:
@@ -33,7 +33,10 @@ def rerank(
         return None
     table = candidate_features(hits, answers, req)
     if learned:
-        ranker = shipped_ranker()
+        # The asked project's own ranker when one is installed (a question asked in several
+        # projects: the first that has one), else the shipped one.
+        own: list[LinearRanker] = [req.rankers[p] for p in req.projects if p in req.rankers]
+        ranker = own[0] if own else shipped_ranker()
         scores = ranker.score(table.matrix)
         terms = ranker.contributions(table.matrix)
         names = ranker.named()

@@ -170,6 +170,11 @@ class RecallRequest:
     # does not know) and their source (calibrated | default), measured on its store
     # (graph/abstention.py); settings.abstain_below, when set, beats them.
     gates: Mapping[str, tuple[float, float, str]] = field(default_factory=dict)
+    # Each project's own learned ranker, installed by `eval train-ranker`
+    # (graph/project_ranker.py): `ranker: learned` reads it in place of the shipped one.
+    # A graph.ranker.LinearRanker each (not named here: the ranker's module reads the
+    # features, which read this request).
+    rankers: Mapping[str, Any] = field(default_factory=dict)
 
     def caller(self) -> CallerConditions | None:
         """What a memory's conditions are checked against: the environment stated, the

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from metisgraph.api.eval.retrieval import EvalQuery
 from metisgraph.graph import FEATURES, FeatureTable
 
-__all__ = ["FeatureSet", "read_features", "write_features"]
+__all__ = ["FeatureSet", "feature_set", "read_features", "write_features"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,9 @@ class FeatureSet:
         return self.names.index(name)
 
 
-def write_features(
-    path: Path, name: str, queries: Sequence[EvalQuery], tables: Mapping[str, FeatureTable]
-) -> None:
+def feature_set(
+    name: str, queries: Sequence[EvalQuery], tables: Mapping[str, FeatureTable]
+) -> FeatureSet:
     """One set's shortlists: every question, with its shortlist's rows (none when recall
     returned nothing)."""
     rows, query, label, hand, ids = [], [], [], [], []
@@ -58,16 +58,32 @@ def write_features(
             label.append(item in q.relevant)
             hand.append(score)
             ids.append(item)
-    questions = [{"id": q.id, "relevant": sorted(q.relevant)} for q in queries]
-    meta = {"set": name, "questions": questions}
-    np.savez_compressed(
-        path,
-        names=np.asarray(FEATURES),
+    return FeatureSet(
+        name=name,
+        names=FEATURES,
         matrix=np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
         query=np.asarray(query, dtype=np.int64),
         label=np.asarray(label, dtype=np.int8),
         hand=np.asarray(hand, dtype=np.float64),
-        ids=np.asarray(ids, dtype=str),
+        ids=ids,
+        questions=[{"id": q.id, "relevant": sorted(q.relevant)} for q in queries],
+    )
+
+
+def write_features(
+    path: Path, name: str, queries: Sequence[EvalQuery], tables: Mapping[str, FeatureTable]
+) -> None:
+    """One set's shortlists (``feature_set``) as an .npz file."""
+    data = feature_set(name, queries, tables)
+    meta = {"set": name, "questions": data.questions}
+    np.savez_compressed(
+        path,
+        names=np.asarray(data.names),
+        matrix=data.matrix,
+        query=data.query,
+        label=data.label,
+        hand=data.hand,
+        ids=np.asarray(data.ids, dtype=str),
         meta=np.asarray(json.dumps(meta)),
     )
 

@@ -44,8 +44,10 @@ from metisgraph.ingest.adapters import Parsed, Refused, read_path
 from metisgraph.ingest.question import Question
 
 __all__ = [
+    "AskOptions",
     "EvalQuery",
     "RetrievalReport",
+    "ask_all",
     "evaluate_retrieval",
     "load_queries",
     "metrics",
@@ -281,7 +283,7 @@ class AskOptions:
     off_topic: tuple[OffTopic, ...] = ()  # asked too, in the set's projects in turn
 
 
-async def _ask_all(
+async def ask_all(
     services: Services, queries: list[EvalQuery], namespace: str, options: AskOptions
 ) -> _Tally:
     tally = _Tally()
@@ -346,7 +348,7 @@ async def evaluate_retrieval(
             _renamed(read_path(corpus, format="corpus"), namespace, created)
         )
         maintained = await _maintained(services, created, maintain) if maintain else []
-        tally = await _ask_all(services, queries, namespace, options)
+        tally = await ask_all(services, queries, namespace, options)
         abstention = await _abstention(services, tally, created, namespace, options)
         plain = await baseline_rankings(services, corpus, queries, namespace) if baselines else {}
     finally:

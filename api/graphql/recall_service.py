@@ -18,7 +18,13 @@ import anyio
 from metisgraph.api.graphql.context import UserError
 from metisgraph.api.metrics import RECALL_STAGE_SECONDS
 from metisgraph.api.services import Services
-from metisgraph.graph import RecallOutcome, RecallRequest, abstention_gates, recall
+from metisgraph.graph import (
+    RecallOutcome,
+    RecallRequest,
+    abstention_gates,
+    project_rankers,
+    recall,
+)
 from metisgraph.ingest.question import Question, QuestionError, prepare_question
 
 __all__ = ["answer", "recall_for"]
@@ -73,7 +79,9 @@ async def _answer(
 
 async def _gated(services: Services, request: RecallRequest) -> RecallRequest:
     """The request with each project's measured abstention threshold (graph/abstention.py),
-    unless it set its own."""
+    unless it set its own, and under ``ranker: learned`` each project's own ranker."""
+    if request.settings.ranker == "learned":  # the projects' own rankers (cached: rarely a read)
+        request = replace(request, rankers=await project_rankers(services.store, request.projects))
     if request.settings.abstain_below is not None:
         return request
     gates = await abstention_gates(
