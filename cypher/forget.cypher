@@ -94,7 +94,8 @@ RETURN count(*) AS deleted
 UNWIND $ids AS id
 MATCH (t:Task {project: $project, id: id})
 CALL (t) {
-  OPTIONAL MATCH (:Snippet {project: t.project})-[f:FIXES {task: t.id}]->()
+  OPTIONAL MATCH (s:Snippet)-[f:FIXES]->()
+  WHERE f.task = t.id AND s.project = t.project
   DELETE f
 }
 DETACH DELETE t

@@ -53,3 +53,7 @@ CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 CREATE CONSTRAINT file_key IF NOT EXISTS FOR (f:File) REQUIRE (f.project, f.path) IS UNIQUE;
 CREATE INDEX symbol_tail IF NOT EXISTS FOR (y:Symbol) ON (y.project, y.tail);
 CREATE INDEX snippet_lineage IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.lineage);
+// A task's FIXES links, found again when its links are derived (cypher/write.cypher
+// attribution_links, each batch) and when it is forgotten: by their task, not by reading
+// every snippet of the project (that grew with the store).
+CREATE INDEX fixes_task IF NOT EXISTS FOR ()-[f:FIXES]-() ON (f.task);

@@ -43,6 +43,15 @@ WITH t, outcome
 CALL (t, outcome) {
   MATCH (t)-[:HAS_EPISODE]->(e:Episode {project: t.project, kind: 'submission'})
   WHERE e.outcome <> outcome
+  CALL (e, outcome) {
+    // the statistics of the tools it used move with its outcome (cypher/write.cypher)
+    MATCH (e)-[:USED_TOOL]->(u:Tool)
+    SET u.successes = u.successes + CASE WHEN outcome = 'success' THEN 1 ELSE 0 END
+                                  - CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END,
+        u.failures = u.failures + CASE WHEN outcome = 'failure' THEN 1 ELSE 0 END
+                                - CASE WHEN e.outcome = 'failure' THEN 1 ELSE 0 END
+    SET u.failure_rate = CASE WHEN u.uses = 0 THEN null ELSE toFloat(u.failures) / u.uses END
+  }
   SET e.outcome = outcome, e.consolidated = null
 }
 CALL (t, outcome) {

@@ -60,6 +60,30 @@ WITH DISTINCT n, row
 WHERE (n:Tool OR n:Tag OR n:Symbol) AND n.project = row.project AND NOT EXISTS { (n)--() }
 DELETE n
 
+// name: unlink_replaced_tools
+// mode: write
+// An episode recorded again with other content: its tool uses go before its new content is
+// written (`unlink_replaced_episodes` removes the links; here each tool's statistics lose
+// this use, counted with the outcome it was counted with; `upsert_tools` adds the new ones).
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.id})
+CALL (e) {
+  MATCH (e)-[u:USED_TOOL]->(t:Tool)
+  DELETE u
+  SET t.uses = t.uses - 1,
+      t.successes = t.successes - CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END,
+      t.failures = t.failures - CASE WHEN e.outcome = 'failure' THEN 1 ELSE 0 END
+  SET t.failure_rate = CASE WHEN t.uses = 0 THEN null ELSE toFloat(t.failures) / t.uses END
+  WITH t, e WHERE t.last_used_at IS NOT NULL AND e.created_at >= t.last_used_at
+  CALL (t) {
+    // it was the last use: the one before it read (only then at the cost of the tool's uses)
+    OPTIONAL MATCH (x:Episode {project: t.project})-[:USED_TOOL]->(t)
+    RETURN max(x.created_at) AS last
+  }
+  SET t.last_used_at = last
+}
+
 // name: unlink_replaced_situations
 // mode: write
 // Contradictions and supersessions were derived from the old content too: derived again
@@ -156,14 +180,39 @@ MERGE (e)-[:IN_ENV]->(v)
 
 // name: upsert_tools
 // mode: write
+// A tool's statistics (uses, successes, failures, the last use, the failure rate the `tools`
+// query ranks by) move by each new use, at its cost: recounting a tool from every episode
+// that used it at each batch grew with the store (a shell every step runs). A tool without
+// statistics (stored before they were kept) is counted whole once. Each use in its own
+// subquery, so a use sees the links the uses before it made.
 CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (t:Tool {project: row.project, name: row.name})
 ON CREATE SET t.kind = row.kind
 WITH t, row
-UNWIND row.episode_ids AS episode_id
-MATCH (e:Episode {project: row.project, id: episode_id})
-MERGE (e)-[:USED_TOOL]->(t)
+CALL (t) {
+  WITH t WHERE t.uses IS NULL
+  OPTIONAL MATCH (e:Episode {project: t.project})-[:USED_TOOL]->(t)
+  WITH t, count(e) AS uses, count(CASE WHEN e.outcome = 'success' THEN 1 END) AS successes,
+       count(CASE WHEN e.outcome = 'failure' THEN 1 END) AS failures,
+       max(e.created_at) AS last_used_at
+  SET t.uses = uses, t.successes = successes, t.failures = failures,
+      t.last_used_at = last_used_at
+}
+CALL (t, row) {
+  UNWIND row.episode_ids AS episode_id
+  CALL (t, row, episode_id) {
+    MATCH (e:Episode {project: row.project, id: episode_id})
+    WHERE NOT EXISTS { (e)-[:USED_TOOL]->(t) }
+    CREATE (e)-[:USED_TOOL]->(t)
+    SET t.uses = t.uses + 1,
+        t.successes = t.successes + CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END,
+        t.failures = t.failures + CASE WHEN e.outcome = 'failure' THEN 1 ELSE 0 END,
+        t.last_used_at = CASE WHEN t.last_used_at IS NULL OR e.created_at > t.last_used_at
+                              THEN e.created_at ELSE t.last_used_at END
+  }
+}
+SET t.failure_rate = CASE WHEN t.uses = 0 THEN null ELSE toFloat(t.failures) / t.uses END
 
 // name: upsert_tags
 // mode: write
@@ -330,7 +379,9 @@ CALL (t) {
   DELETE x
 }
 CALL (t) {
-  MATCH (:Snippet {project: t.project})-[f:FIXES {task: t.id}]->(:Error)
+  // by the index on the links' task (schema.cypher fixes_task), then the project's
+  MATCH (s:Snippet)-[f:FIXES]->(:Error)
+  WHERE f.task = t.id AND s.project = t.project
   DELETE f
 }
 WITH t, key
@@ -359,9 +410,9 @@ CALL (t, e, r, link) {
 
 // name: recount_tools
 // mode: write
-// A tool's statistics in its project, recounted from the episodes that used it (so a write
-// again, an outcome changed or an episode forgotten leaves them true): uses, successes,
-// failures, the last use, and the failure rate the `tools` query ranks by.
+// A tool's statistics in its project, recounted from the episodes that used it (after
+// forgetting; a write keeps them by `upsert_tools`): uses, successes, failures, the last
+// use, and the failure rate the `tools` query ranks by.
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (t:Tool {project: row.project, name: row.name})

@@ -72,6 +72,7 @@ class WriteBatch:
         for name, key, rows in (
             ("upsert_tasks", "rows", self.tasks),
             ("unlink_replaced_errors", "rows", self.replaced),
+            ("unlink_replaced_tools", "rows", self.replaced),
             ("unlink_replaced_episodes", "rows", self.replaced),
             ("unlink_replaced_situations", "rows", self.replaced),
             ("upsert_episodes", "rows", self.episodes),
@@ -94,8 +95,6 @@ class WriteBatch:
         cited = self._cited()
         if cited:  # after the outcomes a resolution may have changed
             plan.append(("count_cited", cited))
-        if self.tools:  # after the outcomes a resolution may have changed
-            plan.append(("recount_tools", {"rows": self.tools}))
         # Last: the code across the bridge and what resolved what are written by then.
         plan.extend(
             situation_step([{"project": r["project"], "id": r["id"]} for r in self.episodes])

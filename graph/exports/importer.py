@@ -77,7 +77,7 @@ async def import_graph(
     pending: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     counts = {"node": 0, "edge": 0}
-    errors: set[str] = set()  # their counts are the export's: recounted in this store after
+    counted: set[tuple[str, str]] = set()  # errors and tools: the export's counts, recounted
     for kind, item in _chain(first, parts):
         if kind not in counts:
             continue
@@ -89,8 +89,8 @@ async def import_graph(
         try:
             if kind == "node":
                 pending.append(_node_row(item, target))
-                if pending[-1]["kind"] == "Error":
-                    errors.add(pending[-1]["key"])
+                if pending[-1]["kind"] in ("Error", "Tool"):
+                    counted.add((pending[-1]["kind"], pending[-1]["key"]))
             else:
                 edges.append(_edge_row(item, elements))
         except ValueError as exc:
@@ -104,11 +104,19 @@ async def import_graph(
             edges = []
     await _write_nodes(store, pending, elements, summary)
     await _write_edges(store, edges, summary)
-    keys = sorted(errors)
-    for start in range(0, len(keys), _BATCH):
-        rows = [{"project": target.project, "key": k} for k in keys[start : start + _BATCH]]
-        await store.run("recount_errors", rows=rows)
+    await _recount(store, target.project, sorted(counted))
     return summary
+
+
+async def _recount(store: GraphStore, project: str, nodes: list[tuple[str, str]]) -> None:
+    """The counts imported errors and tools carry, made this store's (the target project
+    may hold sightings and uses of its own)."""
+    recounts = (("Error", "recount_errors", "key"), ("Tool", "recount_tools", "name"))
+    for kind, query, name in recounts:
+        keys = [k for n, k in nodes if n == kind]
+        for start in range(0, len(keys), _BATCH):
+            rows = [{"project": project, name: k} for k in keys[start : start + _BATCH]]
+            await store.run(query, rows=rows)
 
 
 def _header(parts: Iterator[tuple[str, Any]]) -> tuple[dict[str, Any], tuple[str, Any] | None]:

@@ -1,0 +1,45 @@
+"""The write path's statements start from what a batch touches, never from a scan of the
+whole project: their cost per episode must not grow with the store (issue 24; the growth is
+measured by bench/write_growth.py). Read from Neo4j's own plans (EXPLAIN, nothing runs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from metisgraph.graph.cypher import query
+
+pytestmark = pytest.mark.anyio
+
+SCANS = {"NodeByLabelScan", "AllNodesScan", "NodeIndexScan", "DirectedRelationshipTypeScan",
+         "UndirectedRelationshipTypeScan", "DirectedAllRelationshipsScan"}  # fmt: skip
+
+
+def _operators(plan: Any) -> list[str]:
+    found = [str(plan["operatorType"]).split("@")[0]]
+    for child in plan.get("children") or []:
+        found += _operators(child)
+    return found
+
+
+async def _plan(store: Any, name: str, **params: Any) -> list[str]:
+    text = query(name).text.replace("CYPHER replan=skip", "CYPHER replan=force", 1)
+    _, summary, _ = await store.driver.execute_query("EXPLAIN " + text, params)
+    return _operators(summary.plan)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("attribution_links", {"tasks": [{"project": "p", "id": "t", "links": []}]}),
+        ("forget_tasks", {"project": "p", "ids": ["t"]}),
+    ],
+)
+async def test_a_tasks_fix_links_are_found_by_their_task_not_by_every_snippet(
+    store: Any, name: str, params: dict[str, Any]
+) -> None:
+    operators = await _plan(store, name, **params)
+    assert not SCANS & set(operators), operators
+    # seeks on a node key, and on the FIXES links' task (schema.cypher fixes_task)
+    assert any("RelationshipIndexSeek" in op for op in operators), operators
