@@ -27,7 +27,9 @@ UNWIND $keys AS m
 MATCH (r:Error {project: m.project, key: m.key})
 RETURN r.project AS project, r.key AS key, r.kind AS kind, r.signature AS signature,
        r.template AS template,
-       COLLECT { MATCH (s:Snippet {project: r.project})-[f:FIXES]->(r)
+       // from the error: the label and project checked on each snippet reached, so no
+       // plan starts from every snippet of the project (that grew with the store)
+       COLLECT { MATCH (r)<-[f:FIXES]-(s) WHERE s:Snippet AND s.project = r.project
                  RETURN {snippet: s.id, task: f.task, episode: f.episode} AS f } AS fixes
 
 // name: analytics_environments

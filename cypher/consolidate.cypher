@@ -9,6 +9,7 @@
 RETURN COUNT { MATCH (e:Episode {project: $project})
                WHERE e.embedding IS NOT NULL
                  AND (e.consolidated IS NULL OR e.consolidated <> e.content_hash) } AS dirty,
+       COUNT { MATCH (e:Episode {project: $project}) WHERE e.embedding IS NOT NULL } AS embedded,
        COUNT { MATCH (p:Pattern {project: $project})
                WHERE p.episodes <> COUNT { (p)-[:SUMMARIZES]->() } } AS shrunk
 
@@ -49,6 +50,67 @@ RETURN e.id AS id, e.embedding AS embedding, coalesce(e.outcome, 'unknown') AS o
        [(e)-[:HIT]->(r:Error) | r.key] AS errors,
        [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools,
        head([(p:Pattern)-[:SUMMARIZES]->(e) | p.id]) AS pattern
+
+// name: maintain_candidates
+// mode: read
+// A periodic run's reading list (graph/consolidate.py), for a run with few dirty episodes:
+// the dirty ones; the episodes sharing with one of them an error or a tool of at most $cap
+// sightings or uses (a larger group is never compared as one: lessons.py block_cap); their
+// $neighbours nearest text vectors scoring at least $score (the index's score, (1 + cosine)
+// / 2); and every member of a pattern any of these belongs to (its support is recounted
+// whole). What the store holds besides is not read.
+CYPHER 25
+MATCH (d:Episode {project: $project})
+WHERE d.embedding IS NOT NULL AND (d.consolidated IS NULL OR d.consolidated <> d.content_hash)
+CALL (d) {
+  RETURN d.id AS id
+  UNION
+  MATCH (d)-[:HIT]->(r:Error) WHERE r.sightings <= $cap
+  MATCH (r)<-[:HIT]-(o:Episode)
+  RETURN o.id AS id
+  UNION
+  MATCH (d)-[:USED_TOOL]->(t:Tool) WHERE t.uses <= $cap
+  MATCH (t)<-[:USED_TOOL]-(o:Episode)
+  RETURN o.id AS id
+  UNION
+  MATCH (v:EpisodeVector)
+    SEARCH v IN (
+      VECTOR INDEX episode_vectors
+      FOR d.embedding
+      WHERE v.project = $project AND v.of = 'text'
+      LIMIT $neighbours
+    ) SCORE AS score
+  WITH v, score WHERE score >= $score
+  RETURN v.episode AS id
+}
+WITH DISTINCT id
+CALL (id) {
+  RETURN id AS member
+  UNION
+  MATCH (:Episode {project: $project, id: id})<-[:SUMMARIZES]-(:Pattern)-[:SUMMARIZES]->(m:Episode)
+  RETURN m.id AS member
+}
+RETURN DISTINCT member AS id ORDER BY id
+
+// name: maintain_episodes_by_id
+// mode: read
+// These episodes as consolidation sees them (maintain_episodes), with the errors and tools
+// they share with more than $cap others: groups the plan must not compare as one, though
+// only some of their episodes are read.
+UNWIND $ids AS id
+MATCH (e:Episode {project: $project, id: id})
+WHERE e.embedding IS NOT NULL
+RETURN e.id AS id, e.embedding AS embedding, coalesce(e.outcome, 'unknown') AS outcome,
+       coalesce(e.kind, 'episode') AS kind, toString(e.created_at) AS created_at,
+       (e.consolidated IS NULL OR e.consolidated <> e.content_hash) AS dirty,
+       e.duplicate_of AS duplicate_of, e.task_id AS task,
+       [(e)-[:HIT]->(r:Error) | r.key] AS errors,
+       [(e)-[:USED_TOOL]->(t:Tool) | t.name] AS tools,
+       head([(p:Pattern)-[:SUMMARIZES]->(e) | p.id]) AS pattern,
+       [(e)-[:HIT]->(r:Error) WHERE NOT coalesce(r.sightings <= $cap, false) | r.key]
+         AS large_errors,
+       [(e)-[:USED_TOOL]->(t:Tool) WHERE NOT coalesce(t.uses <= $cap, false) | t.name]
+         AS large_tools
 
 // name: maintain_stored_patterns
 // mode: read

@@ -42,6 +42,7 @@ __all__ = [
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int64]
+Groups = frozenset[tuple[str, str]]
 _EXACT = 0.9995  # cosine of two embeddings of the same text (float noise aside)
 _SEED = 20261201  # the hyperplanes are fixed: the same vectors always fall in the same buckets
 _CHUNK = 1 << 18  # pairs scored per matrix product
@@ -132,29 +133,36 @@ def _hash_pairs(vectors: Floats, settings: ConsolidationSettings) -> Iterator[tu
         yield _pairs_in_groups(*_grouped(keys, settings.bucket_cap))
 
 
-def _block_pairs(memories: Sequence[Memory], cap: int) -> Iterator[tuple[Ints, Ints]]:
-    """Pairs that share an error signature or a tool, in groups of at most ``cap``."""
+def _block_pairs(
+    memories: Sequence[Memory], cap: int, large: Groups = frozenset()
+) -> Iterator[tuple[Ints, Ints]]:
+    """Pairs that share an error signature or a tool, in groups of at most ``cap``; the
+    groups in ``large`` are larger in the store than the memories read show."""
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, memory in enumerate(memories):
         for key in memory.errors:
             groups[("error", key)].append(index)
         for key in memory.tools:
             groups[("tool", key)].append(index)
-    for members in groups.values():
-        if 2 <= len(members) <= cap:
+    for group, members in groups.items():
+        if 2 <= len(members) <= cap and group not in large:
             a, b = np.triu_indices(len(members), k=1)
             ids = np.asarray(members, dtype=np.int64)
             yield ids[a], ids[b]
 
 
 def candidate_pairs(
-    memories: Sequence[Memory], vectors: Floats, settings: ConsolidationSettings
+    memories: Sequence[Memory],
+    vectors: Floats,
+    settings: ConsolidationSettings,
+    large: Groups = frozenset(),
 ) -> tuple[Ints, Ints]:
     """The pairs worth comparing (i < j), each once; at least one end dirty."""
     n = len(memories)
     dirty = np.fromiter((m.dirty for m in memories), dtype=bool, count=n)
     codes: list[npt.NDArray[np.int64]] = []
-    for a, b in (*_hash_pairs(vectors, settings), *_block_pairs(memories, settings.block_cap)):
+    blocks = _block_pairs(memories, settings.block_cap, large)
+    for a, b in (*_hash_pairs(vectors, settings), *blocks):
         keep = dirty[a] | dirty[b]
         low, high = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
         codes.append(np.unique(low * n + high))
@@ -206,9 +214,9 @@ class _Edges:
 
 
 def _edges(
-    memories: Sequence[Memory], vectors: Floats, settings: ConsolidationSettings
+    memories: Sequence[Memory], vectors: Floats, settings: ConsolidationSettings, large: Groups
 ) -> tuple[_Edges, int]:
-    a, b = candidate_pairs(memories, vectors, settings)
+    a, b = candidate_pairs(memories, vectors, settings, large)
     floor = min(settings.duplicate_similarity, settings.lesson_similarity)
     i, j, sims = _scored(vectors, a, b, floor)
     edges = _Edges()
@@ -276,14 +284,17 @@ def plan_lessons(
     vectors: Floats,
     pattern_seeds: dict[str, str],
     settings: ConsolidationSettings,
+    large: Groups = frozenset(),
 ) -> LessonPlan:
     """What a maintain run writes: duplicates of the dirty episodes, and touched patterns.
 
     ``pattern_seeds``: stored pattern id -> its seed's id. A stored pattern whose seed is
     dirty (changed, or merged as a duplicate) is dissolved and its members grouped again.
+    ``large``: ("error" | "tool", key) groups larger in the store than among ``memories``
+    (a run that read only the candidates of its dirty episodes): never compared as groups.
     """
     plan = LessonPlan()
-    edges, plan.compared = _edges(memories, vectors, settings)
+    edges, plan.compared = _edges(memories, vectors, settings, large)
     _merge_duplicates(memories, edges, plan)
     by_id = {m.id: i for i, m in enumerate(memories)}
     members: dict[str, list[int]] = defaultdict(list)

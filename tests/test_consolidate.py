@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from metisgraph.graph import ConsolidationSettings, OutcomeReport, consolidate, record_outcome
+from metisgraph.graph.consolidate import _candidates, _read
 from metisgraph.graph.lessons import Memory, candidate_pairs, plan_lessons
 from metisgraph.ingest.adapters import SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
@@ -123,6 +124,37 @@ async def test_second_run_changes_nothing_and_new_episodes_join(
     patterns = await _patterns(store, project)
     assert len(patterns) == 1 and "oom-fail" in patterns[0]["members"]
     assert patterns[0]["p"]["support"] == 4
+
+
+async def test_a_run_with_few_dirty_episodes_reads_their_candidates_and_plans_the_same(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """Two new episodes in a maintained store: the run reads them, what shares an error or a
+    tool with them, their close neighbours and the patterns those are in — not the rest —
+    and plans what a run over every episode plans."""
+    everything = {json.loads(line)["id"] for line in FIXTURE.read_text().splitlines()}
+    later = {"ssl-4", "oom-3"}
+    await _ingest(store, embedder, project, only=everything - later)
+    await consolidate(store, project)
+    await _ingest(store, embedder, project, only=later)
+    settings = ConsolidationSettings()
+    stored = {r["id"]: r["seed"] for r in await store.run("maintain_stored_patterns",
+                                                           project=project)}  # fmt: skip
+    full, full_vectors, _ = await _read(store, project)
+    ids = await _candidates(store, project, settings)
+    part, vectors, large = await _read(store, project, ids, settings.block_cap)
+    read = {m.id for m in part}
+    assert later <= read and len(part) < len(full), sorted(read)
+    planned = plan_lessons(
+        project, part, vectors, {p: s for p, s in stored.items() if s in read}, settings, large
+    )
+    expected = plan_lessons(project, full, full_vectors, stored, settings)  # fmt: skip
+    assert planned.duplicates == expected.duplicates
+    assert planned.patterns == expected.patterns and planned.patterns
+    assert sorted(planned.dissolved) == sorted(expected.dissolved)
+    report = await consolidate(store, project)
+    assert (report.dirty, report.episodes) == (2, len(part))
+    assert {"ssl-4"} <= {m for p in await _patterns(store, project) for m in p["members"]}
 
 
 def _memory(i: int, dirty: bool = True, **kw: Any) -> Memory:
