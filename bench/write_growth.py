@@ -103,10 +103,8 @@ class StepTimedStore(GraphStore):
 
 
 async def _size(store: GraphStore, project: str) -> int:
-    rows = await store.run_text(
-        "MATCH (e:Episode {project: $p}) RETURN count(e) AS n", {"p": project}, read=True
-    )
-    return int(rows[0]["n"])
+    rows = await store.run("bench_project_size", project=project)
+    return int(rows[0]["episodes"])
 
 
 async def grow(store: GraphStore, episodes: int, segment: int, batch: int) -> dict[str, Any]:

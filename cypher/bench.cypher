@@ -66,3 +66,10 @@ CREATE (:EpisodeVector {project: $project, episode: row.id, of: 'text', embeddin
 // mode: read
 MATCH (e:Episode {project: $project})
 RETURN count(e) AS n
+
+// name: bench_project_size
+// mode: read
+// bench/write_growth.py, bench/errors_page_timing.py: a project's episodes and errors.
+MATCH (e:Episode {project: $project})
+WITH count(e) AS episodes
+RETURN episodes, COUNT { MATCH (:Error {project: $project}) } AS errors
