@@ -62,6 +62,7 @@ async def _fingerprint(store: Any, project: str) -> str:
     return hashlib.sha256("\n".join(canonical).encode()).hexdigest()
 
 
+@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
 async def test_planted_secrets_never_reach_the_graph(
     store: Any, neo4j_settings: Neo4jSettings, project: str, fixtures_dir: Path, tmp_path: Path
 ) -> None:
@@ -76,6 +77,7 @@ async def test_planted_secrets_never_reach_the_graph(
     assert survivors == [], survivors
 
 
+@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
 async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     store: Any, neo4j_settings: Neo4jSettings, project: str, tmp_path: Path
 ) -> None:
@@ -104,6 +106,7 @@ async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     assert [r["id"] for r in stored] == ["g1", "g2"]
 
 
+@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
 async def test_ingesting_the_same_trajectories_twice_changes_nothing(
     store: Any, neo4j_settings: Neo4jSettings, project: str, fixtures_dir: Path
 ) -> None:
