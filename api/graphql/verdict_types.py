@@ -11,11 +11,12 @@ import strawberry
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import TaskSummary
 from metisgraph.api.graphql.tenancy import readable_projects
-from metisgraph.graph import NodeRef
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.graph.lineage import (
     MAX_TEST_RUNS,
     HarnessTestLineage,
     HarnessTestRun,
+    TaskView,
     harness_test_lineage,
 )
 from metisgraph.ingest.sanitize import redact
@@ -50,59 +51,42 @@ def run_verdict(row: dict[str, Any]) -> RunVerdict:
     )
 
 
-@strawberry.type(description="One run's verdict on a test.")
-class TestRunView:
-    project: str
-    run: str
-    instance: str
-    failed: bool = strawberry.field(description="The run failed the test (else it passed it)")
-    resolved: bool | None = strawberry.field(description="The run's verdict on the instance")
-    at: datetime | None = strawberry.field(
-        description="Its first task's start, else when the verdict was recorded"
-    )
-    tasks: list[TaskSummary] = strawberry.field(description="The tasks the verdict judged")
+def _tasks(run: HarnessTestRun) -> list[TaskSummary]:
+    return [TaskSummary.of(v) for t in run.tasks if (v := TaskView.of(run.project, t))]
 
 
-@strawberry.type(name="TestLineage", description="A test across runs, oldest run first.")
-class TestLineageView:
-    test: str
-    runs: list[TestRunView]
-    truncated: bool = strawberry.field(description="More runs than the limit: the newest left out")
+@derived(
+    HarnessTestRun,
+    name="TestRunView",
+    description="One run's verdict on a test.",
+    skip=("harnesses",),
+    computed={"tasks": _tasks},
+    about={
+        "failed": "The run failed the test (else it passed it)",
+        "resolved": "The run's verdict on the instance",
+        "at": "Its first task's start, else when the verdict was recorded",
+        "tasks": "The tasks the verdict judged",
+    },
+)
+class TestRunView(View[HarnessTestRun]):
+    tasks: list[TaskSummary]
+
+
+@derived(
+    HarnessTestLineage,
+    name="TestLineage",
+    description="A test across runs, oldest run first.",
+    about={
+        "truncated": "More runs than the limit: the newest left out",
+        "passing_since": "The first run that passed it after its last failure",
+        "failing": "The newest run failed it",
+    },
+)
+class TestLineageView(View[HarnessTestLineage]):
     first_failed: TestRunView | None
     last_failed: TestRunView | None
-    passing_since: TestRunView | None = strawberry.field(
-        description="The first run that passed it after its last failure"
-    )
-    failing: bool = strawberry.field(description="The newest run failed it")
-
-
-def _task(project: str, t: dict[str, Any]) -> TaskSummary:
-    return TaskSummary(
-        id=strawberry.ID(NodeRef("Task", project, t["id"]).id),
-        project=project,
-        task_id=t["id"],
-        goal=t.get("goal"),
-        status=t.get("status"),
-        agent=t.get("agent"),
-    )
-
-
-def _run(r: HarnessTestRun | None) -> TestRunView | None:
-    if r is None:
-        return None
-    return TestRunView(
-        project=r.project, run=r.run, instance=r.instance, failed=r.failed, resolved=r.resolved,
-        at=r.at, tasks=[_task(r.project, t) for t in r.tasks],
-    )  # fmt: skip
-
-
-def _lineage(found: HarnessTestLineage) -> TestLineageView:
-    runs = [_run(r) for r in found.runs]
-    return TestLineageView(
-        test=found.test, runs=[r for r in runs if r is not None], truncated=found.truncated,
-        first_failed=_run(found.first_failed), last_failed=_run(found.last_failed),
-        passing_since=_run(found.passing_since), failing=found.failing,
-    )  # fmt: skip
+    passing_since: TestRunView | None
+    failing: bool
 
 
 @strawberry.type
@@ -121,4 +105,4 @@ class VerdictQuery:
             found = await harness_test_lineage(services.store, scope, redact(test).text, limit)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        return _lineage(found)
+        return TestLineageView.of(found)
