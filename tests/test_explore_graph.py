@@ -104,8 +104,8 @@ async def test_task_chain_in_step_order(store: Any, story: Story) -> None:
     chain = await task_chain(store, story.shop, "shop-report-march")
     assert chain is not None and chain.step_count == 6 and chain.status == "resolved"
     assert [s.step for s in chain.steps] == [0, 1, 2, 3, 4, 5]
-    assert chain.steps[2].errors[0]["kind"] == "python:AttributeError"
-    assert chain.steps[4].snippets[0]["relation"] == "GENERATED"
+    assert chain.steps[2].errors[0].kind == "python:AttributeError"
+    assert chain.steps[4].snippets[0].relation == "GENERATED"
     assert chain.steps[2].environment["runtime_version"] == "3.11.4"
     assert await task_chain(store, story.billing, "shop-report-march") is None
     short = await task_chain(store, story.shop, "shop-report-march", limit=2)

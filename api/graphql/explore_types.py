@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -13,15 +12,22 @@ from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.graph_types import ErrorItem, ErrorNode, PageInfo
 from metisgraph.api.graphql.tenancy import readable_projects, readable_ref, utc, visible_projects
 from metisgraph.api.graphql.verdict_types import RunVerdict, run_verdict
+from metisgraph.api.graphql.views import Node, View, derived
 from metisgraph.api.scopes import Scope
-from metisgraph.graph import InvalidCursor, NodeRef
+from metisgraph.graph import InvalidCursor
 from metisgraph.graph.explore import (
     MAX_DEPTH,
     MAX_ERRORS_PAGE,
     MAX_NEIGHBOURHOOD,
+    Edge,
     ErrorOrder,
     GraphNode,
+    Neighbourhood,
+    ProjectRow,
+    StepError,
+    StepSnippet,
     TaskChain,
+    TaskStep,
     error_detail,
     error_page,
     neighbourhood,
@@ -41,13 +47,11 @@ strawberry.enum(
 )
 
 
-@strawberry.type(description="A project the caller may read, with a few counts.")
-class ProjectInfo:
-    name: str
-    created_at: datetime | None
-    tasks: int
-    episodes: int
-    errors: int
+@derived(
+    ProjectRow, name="ProjectInfo", description="A project the caller may read, with a few counts."
+)
+class ProjectInfo(View[ProjectRow]):
+    pass
 
 
 @strawberry.type
@@ -57,105 +61,111 @@ class ErrorConnection:
     page_info: PageInfo
 
 
-@strawberry.type(description="An error a step hit.")
-class ErrorItemRef:
-    id: strawberry.ID
-    key: str
-    kind: str | None
-    signature: str | None
-
-
-@strawberry.type(description="Code a step wrote, changed or ran.")
-class SnippetRef:
-    id: strawberry.ID
-    name: str | None
-    kind: str | None
-    language: str | None
-    relation: str = strawberry.field(description="GENERATED | MODIFIED | USED")
-
-
-@strawberry.type(description="One step of a task's chain.")
-class ChainStep:
-    id: strawberry.ID
-    episode_id: str
-    step: int | None
-    created_at: datetime | None
-    summary: str | None
-    outcome: str | None
-    kind: str | None
-    action_type: str | None
-    command: str | None
-    errors: list[ErrorItemRef]
-    resolved: list[strawberry.ID] = strawberry.field(
-        description="Errors this step fixed or worked round, on evidence"
-    )
-    tools: list[str]
-    snippets: list[SnippetRef]
-    environment: JSON | None
-    action_parameters: JSON | None = strawberry.field(
-        default=None, description="The action's parameters as recorded (sanitized)"
-    )
-    facts: JSON | None = strawberry.field(default=None, description="Its structured facts")
-    dealt: JSON | None = strawberry.field(
-        default=None,
-        description="What it did about errors: [{key, kind: fixed | workaround | attempt, rule, "
-        "why, confidence}]",
-    )
-
-
-@strawberry.type(description="A task and its chain of steps, with their errors, tools, snippets.")
-class TaskNode:
-    id: strawberry.ID
-    project: str
-    task_id: str
-    goal: str | None
-    status: str | None
-    outcome: str | None
-    agent: str | None
-    started_at: datetime | None
-    ended_at: datetime | None
-    step_count: int
-    steps: list[ChainStep]
-    constraints: list[str] = strawberry.field(
-        default_factory=list, description="What the task had to respect, as recorded"
-    )
-    verdicts: list[RunVerdict] = strawberry.field(
-        default_factory=list,
-        description="The harness verdicts that judged it, oldest first: which tests each run "
-        "failed and passed",
-    )
-
-
-@strawberry.type(
-    name="GraphNode", description="Any node: its kind, a title, its properties (no vectors)."
+@derived(
+    StepError,
+    name="ErrorItemRef",
+    description="An error a step hit.",
+    node=Node("Error", key="key", local="key"),
+    skip=("project",),
 )
-class GraphNodeView:
+class ErrorItemRef(View[StepError]):
+    pass
+
+
+@derived(
+    StepSnippet,
+    name="SnippetRef",
+    description="Code a step wrote, changed or ran.",
+    node=Node("Snippet", key="id"),
+    skip=("project",),
+    about={"relation": "GENERATED | MODIFIED | USED"},
+)
+class SnippetRef(View[StepSnippet]):
+    pass
+
+
+@derived(
+    TaskStep,
+    name="ChainStep",
+    description="One step of a task's chain.",
+    node=Node("Episode", key="id", local="episode_id"),
+    skip=("project",),
+    refs={"resolved": "Error"},
+    rename={"command": "action_command"},
+    about={
+        "resolved": "Errors this step fixed or worked round, on evidence",
+        "action_parameters": "The action's parameters as recorded (sanitized)",
+        "facts": "Its structured facts",
+        "dealt": "What it did about errors: [{key, kind: fixed | workaround | attempt, rule, "
+        "why, confidence}]",
+    },
+)
+class ChainStep(View[TaskStep]):
+    dealt: JSON | None
+
+
+def _verdicts(chain: TaskChain) -> list[RunVerdict]:
+    return [run_verdict(v) for v in chain.verdicts]
+
+
+@derived(
+    TaskChain,
+    name="TaskNode",
+    description="A task and its chain of steps, with their errors, tools, snippets.",
+    node=Node("Task", key="id", local="task_id"),
+    computed={"verdicts": _verdicts},
+    about={
+        "constraints": "What the task had to respect, as recorded",
+        "verdicts": "The harness verdicts that judged it, oldest first: which tests each run "
+        "failed and passed",
+    },
+)
+class TaskNode(View[TaskChain]):
+    verdicts: list[RunVerdict]
+
+
+@derived(
+    GraphNode,
+    name="GraphNode",
+    description="Any node: its kind, a title, its properties (no vectors).",
+    skip=("ref", "details"),
+    computed={
+        "kind": lambda n: n.ref.kind,
+        "project": lambda n: n.ref.project,
+        "key": lambda n: n.ref.key,
+    },
+    about={"depth": "Hops from the neighbourhood's center"},
+    order=("id", "kind", "project", "key", "title", "depth", "properties"),
+)
+class GraphNodeView(View[GraphNode]):
     id: strawberry.ID
     kind: str
     project: str
     key: str
-    title: str
-    depth: int = strawberry.field(description="Hops from the neighbourhood's center")
-    properties: JSON
 
 
-@strawberry.type
-class GraphEdge:
+@derived(
+    Edge,
+    name="GraphEdge",
+    computed={"source": lambda e: e.source.id, "target": lambda e: e.target.id},
+    order=("source", "target", "type", "properties"),
+)
+class GraphEdge(View[Edge]):
     source: strawberry.ID
     target: strawberry.ID
-    type: str
-    properties: JSON
 
 
-@strawberry.type(
+@derived(
+    Neighbourhood,
     name="Neighbourhood",
     description="The nodes around one node inside its project, and their edges.",
+    about={
+        "nodes": "The center first, by depth",
+        "truncated": "The limit stopped the walk: there is more",
+    },
 )
-class NeighbourhoodView:
-    center: GraphNodeView
-    nodes: list[GraphNodeView] = strawberry.field(description="The center first, by depth")
-    edges: list[GraphEdge]
-    truncated: bool = strawberry.field(description="The limit stopped the walk: there is more")
+class NeighbourhoodView(View[Neighbourhood]):
+    pass
 
 
 @strawberry.type
@@ -164,16 +174,7 @@ class ExploreQuery:
     async def projects(self, info: Info) -> list[ProjectInfo]:
         services = info.context.ready_services()
         rows = await projects(services.store, visible_projects(info.context.caller))
-        return [
-            ProjectInfo(
-                name=r.name,
-                created_at=r.created_at,
-                tasks=r.tasks,
-                episodes=r.episodes,
-                errors=r.errors,
-            )
-            for r in rows
-        ]
+        return [ProjectInfo.of(r) for r in rows]
 
     @strawberry.field(
         description="Errors of the projects, ranked by orderBy; pages of at most "
@@ -245,7 +246,7 @@ class ExploreQuery:
             chain = await task_chain(services.store, ref.project, ref.key, limit)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        return _task_node(chain) if chain else None
+        return TaskNode.of(chain) if chain else None
 
     @strawberry.field(
         description="Any node by its global id; null when not found. An episode's instance "
@@ -261,12 +262,11 @@ class ExploreQuery:
         found = (await nodes_by_ref(services.store, [ref])).get(ref)
         if found is None:
             return None
-        view = _node(found)
         if found.details and caller.allows(ref.project, Scope.admin):
-            view.properties = cast(
-                JSON, {**cast(dict[str, Any], view.properties), "details": found.details}
+            return GraphNodeView.of(
+                found, properties={**found.properties, "details": found.details}
             )
-        return view
+        return GraphNodeView.of(found)
 
     @strawberry.field(
         description=f"The nodes within depth (1 or {MAX_DEPTH}) of a node, inside its project, "
@@ -285,89 +285,4 @@ class ExploreQuery:
             raise UserError(str(exc)) from None
         if around is None:
             return None
-        return NeighbourhoodView(
-            center=_node(around.center),
-            nodes=[_node(n) for n in around.nodes],
-            edges=[
-                GraphEdge(
-                    source=strawberry.ID(e.source.id),
-                    target=strawberry.ID(e.target.id),
-                    type=e.type,
-                    properties=cast(JSON, e.properties),
-                )
-                for e in around.edges
-            ],
-            truncated=around.truncated,
-        )
-
-
-def _task_node(chain: TaskChain) -> TaskNode:
-    steps = []
-    for s in chain.steps:
-        errors = [
-            ErrorItemRef(
-                id=strawberry.ID(NodeRef("Error", s.project, e["key"]).id),
-                key=e["key"],
-                kind=e.get("kind"),
-                signature=e.get("signature"),
-            )
-            for e in s.errors
-        ]
-        snippets = [
-            SnippetRef(
-                id=strawberry.ID(NodeRef("Snippet", s.project, x["id"]).id),
-                name=x.get("name"),
-                kind=x.get("kind"),
-                language=x.get("language"),
-                relation=x["relation"],
-            )
-            for x in s.snippets
-        ]
-        steps.append(
-            ChainStep(
-                id=strawberry.ID(NodeRef("Episode", s.project, s.id).id),
-                episode_id=s.id,
-                step=s.step,
-                created_at=s.created_at,
-                summary=s.summary,
-                outcome=s.outcome,
-                kind=s.kind,
-                action_type=s.action_type,
-                command=s.action_command,
-                errors=errors,
-                resolved=[strawberry.ID(NodeRef("Error", s.project, k).id) for k in s.resolved],
-                tools=s.tools,
-                snippets=snippets,
-                environment=cast(JSON, s.environment),
-                action_parameters=cast(JSON, s.action_parameters),
-                facts=cast(JSON, s.facts),
-                dealt=cast(JSON, s.dealt),
-            )
-        )
-    return TaskNode(
-        id=strawberry.ID(NodeRef("Task", chain.project, chain.id).id),
-        project=chain.project,
-        task_id=chain.id,
-        goal=chain.goal,
-        status=chain.status,
-        outcome=chain.outcome,
-        agent=chain.agent,
-        started_at=chain.started_at,
-        ended_at=chain.ended_at,
-        step_count=chain.step_count,
-        steps=steps,
-        constraints=chain.constraints,
-        verdicts=[run_verdict(v) for v in chain.verdicts],
-    )
-
-
-def _node(n: GraphNode) -> GraphNodeView:
-    return GraphNodeView(
-        id=strawberry.ID(n.id),
-        kind=n.ref.kind,
-        project=n.ref.project,
-        key=n.ref.key,
-        title=n.title,
-        depth=n.depth,
-        properties=cast(JSON, n.properties),
-    )
+        return NeighbourhoodView.of(around)

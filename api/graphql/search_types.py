@@ -11,11 +11,11 @@ import strawberry
 
 from metisgraph.api.graphql.context import Info, UserError
 from metisgraph.api.graphql.error_refs import MAX_ERROR_TEXT
-from metisgraph.api.graphql.graph_types import ERROR, ERROR_ID, Step
+from metisgraph.api.graphql.graph_types import ERROR, ERROR_ID
 from metisgraph.api.graphql.tenancy import readable_projects, visible_projects
 from metisgraph.api.graphql.views import View, derived
-from metisgraph.graph import NodeRef
 from metisgraph.graph.explore import MAX_SEARCH, ErrorRow, episodes_by_text, errors_by_members
+from metisgraph.graph.explore import EpisodeHit as EpisodeRow
 from metisgraph.graph.explore import projects as project_rows
 from metisgraph.graph.lineage import ErrorKey, error_members
 from metisgraph.ingest.errors import extract_errors
@@ -38,11 +38,19 @@ class ErrorHit(View[ErrorRow]):
     )
 
 
-@strawberry.type(description="An episode a search found.")
-class EpisodeHit:
-    episode: Step
-    score: float = strawberry.field(description="The full-text score: higher is closer")
-    errors: list[strawberry.ID] = strawberry.field(description="The errors it hit (global ids)")
+@derived(
+    EpisodeRow,
+    name="EpisodeHit",
+    description="An episode a search found.",
+    rename={"episode": "step"},
+    refs={"errors": "Error"},
+    about={
+        "score": "The full-text score: higher is closer",
+        "errors": "The errors it hit (global ids)",
+    },
+)
+class EpisodeHit(View[EpisodeRow]):
+    pass
 
 
 @strawberry.type(description="What a text finds.")
@@ -96,14 +104,5 @@ class SearchQuery:
             signed=keys,
             errors=[ErrorHit.of(r, matched="SIGNATURE") for r in signed][:first]
             + [ErrorHit.of(r, matched="EPISODES") for r in via][: max(0, first - len(signed))],
-            episodes=[
-                EpisodeHit(
-                    episode=Step.of(s.step),
-                    score=s.score,
-                    errors=[
-                        strawberry.ID(NodeRef("Error", s.step.project, k).id) for k in s.errors
-                    ],
-                )
-                for s in episodes
-            ],
+            episodes=[EpisodeHit.of(s) for s in episodes],
         )

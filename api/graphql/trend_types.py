@@ -3,7 +3,7 @@ project, and which errors recur in a window or appear in it for the first time."
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 
 import strawberry
 
@@ -12,6 +12,7 @@ from metisgraph.api.graphql.error_refs import ErrorName, resolve_error
 from metisgraph.api.graphql.graph_types import ErrorItem
 from metisgraph.api.graphql.lineage_types import ErrorRef
 from metisgraph.api.graphql.tenancy import readable_projects, utc
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.graph import NodeRef
 from metisgraph.graph.explore import (
     MAX_TOP,
@@ -19,15 +20,19 @@ from metisgraph.graph.explore import (
     recurring_errors,
     weekly_sightings,
 )
+from metisgraph.graph.explore import WeekCount as WeekRow
 
 __all__ = ["TrendQuery"]
 
 
-@strawberry.type(description="Sightings of one project in one ISO week.")
-class WeekCount:
-    project: str
-    week: date = strawberry.field(description="The week's Monday (weeks start 00:00 UTC)")
-    sightings: int
+@derived(
+    WeekRow,
+    name="WeekCount",
+    description="Sightings of one project in one ISO week.",
+    about={"week": "The week's Monday (weeks start 00:00 UTC)"},
+)
+class WeekCount(View[WeekRow]):
+    pass
 
 
 @strawberry.type(description="An error's weeks, and the errors that recur or are new.")
@@ -79,7 +84,7 @@ class TrendQuery:
             raise UserError(str(exc)) from None
         return Trends(
             errors=[strawberry.ID(NodeRef("Error", m.project, m.key).id) for m in members],
-            weeks=[WeekCount(project=w.project, week=w.week, sightings=w.sightings) for w in weeks],
+            weeks=[WeekCount.of(w) for w in weeks],
             recurring=[ErrorItem.of(r) for r in recurring],
             newly_appearing=[ErrorItem.of(r) for r in new],
         )

@@ -108,13 +108,19 @@ def _typed(hint: Any, where: str) -> tuple[Any, Convert | None]:
             return Optional[inner], None  # noqa: UP045 - built at run time
         step = convert
         return Optional[inner], lambda v: None if v is None else step(v)  # noqa: UP045
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:  # tuple[X, ...]: a list
+        inner, convert = _typed(args[0], where)
+        each_of = convert or (lambda x: x)
+        return list[inner], lambda v: [each_of(x) for x in v]  # type: ignore[valid-type]
     if origin is list:
         inner, convert = _typed(args[0], where)
         if convert is None:
             return list[inner], None  # type: ignore[valid-type]
         each = convert
         return list[inner], lambda v: [each(x) for x in v]  # type: ignore[valid-type]
-    if hint is Any or hint is dict or origin is dict:
+    if hint is Any:  # anything, None included
+        return Optional[JSON], None  # noqa: UP045
+    if hint is dict or origin is dict:
         return JSON, None
     if hint in _PLAIN:
         return hint, None

@@ -20,6 +20,8 @@ if typing.TYPE_CHECKING:
     from metisgraph.graph.explore.detail import (
         MAX_TASK_STEPS,
         ErrorDetail,
+        StepError,
+        StepSnippet,
         TaskChain,
         TaskStep,
         error_detail,
@@ -88,6 +90,8 @@ __all__ = [
     "ProjectRow",
     "SharedError",
     "Side",
+    "StepError",
+    "StepSnippet",
     "TaskChain",
     "TaskStep",
     "WeekCount",

@@ -11,7 +11,16 @@ from metisgraph.graph.explore.listing import ErrorRow
 from metisgraph.graph.rows import native_time
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["MAX_TASK_STEPS", "ErrorDetail", "TaskChain", "TaskStep", "error_detail", "task_chain"]
+__all__ = [
+    "MAX_TASK_STEPS",
+    "ErrorDetail",
+    "StepError",
+    "StepSnippet",
+    "TaskChain",
+    "TaskStep",
+    "error_detail",
+    "task_chain",
+]
 
 MAX_TASK_STEPS = 500
 
@@ -42,6 +51,28 @@ async def error_detail(
 
 
 @dataclass(frozen=True)
+class StepError:
+    """An error a step hit."""
+
+    project: str
+    key: str
+    kind: str | None
+    signature: str | None
+
+
+@dataclass(frozen=True)
+class StepSnippet:
+    """Code a step wrote, changed or ran."""
+
+    project: str
+    id: str
+    name: str | None
+    kind: str | None
+    language: str | None
+    relation: str  # GENERATED | MODIFIED | USED
+
+
+@dataclass(frozen=True)
 class TaskStep:
     """One episode of a task's chain, with what it met and used."""
 
@@ -54,10 +85,10 @@ class TaskStep:
     kind: str | None
     action_type: str | None
     action_command: str | None
-    errors: list[dict[str, Any]]  # {key, kind, signature}
+    errors: list[StepError]
     resolved: list[str]  # keys of the errors this step resolved
     tools: list[str]
-    snippets: list[dict[str, Any]]  # {id, name, kind, language, relation}
+    snippets: list[StepSnippet]
     environment: dict[str, Any] | None
     action_parameters: Any = None  # as recorded (a map), None when there were none
     facts: Any = None
@@ -131,8 +162,9 @@ def _stored_map(value: Any) -> Any:
 
 
 def _step(e: dict[str, Any]) -> TaskStep:
+    project = e["project"]
     return TaskStep(
-        project=e["project"],
+        project=project,
         id=e["id"],
         step=e.get("step"),
         created_at=native_time(e.get("created_at")),
@@ -141,10 +173,18 @@ def _step(e: dict[str, Any]) -> TaskStep:
         kind=e.get("kind"),
         action_type=e.get("action_type"),
         action_command=e.get("action_command"),
-        errors=list(e.get("errors") or []),
+        errors=[
+            StepError(project, x["key"], x.get("kind"), x.get("signature"))
+            for x in e.get("errors") or []
+        ],
         resolved=list(e.get("resolved") or []),
         tools=list(e.get("tools") or []),
-        snippets=list(e.get("snippets") or []),
+        snippets=[
+            StepSnippet(
+                project, x["id"], x.get("name"), x.get("kind"), x.get("language"), x["relation"]
+            )
+            for x in e.get("snippets") or []
+        ],
         environment=e.get("environment"),
         action_parameters=_stored_map(e.get("action_parameters")),
         facts=_stored_map(e.get("facts")),

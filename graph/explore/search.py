@@ -30,6 +30,10 @@ class EpisodeHit:
     score: float
     errors: list[str]
 
+    @property
+    def project(self) -> str:
+        return self.step.project
+
 
 async def errors_by_members(store: GraphStore, members: Iterable[ErrorKey]) -> list[ErrorRow]:
     """The errors named, with all their sightings and fixes; most sighted first."""
