@@ -7,27 +7,32 @@ import strawberry
 
 from metisgraph.api.graphql.context import Info
 from metisgraph.api.graphql.maintain_service import maintain
+from metisgraph.api.graphql.views import View, derived
+from metisgraph.graph import MaintainReport
 
 __all__ = ["MaintainMutation"]
 
 
-@strawberry.type(description="What one maintain run did in a project (docs/consolidation.md).")
-class MaintainResult:
-    project: str
-    episodes: int = strawberry.field(description="Embedded episodes read")
-    dirty: int = strawberry.field(description="New or changed since the last run")
-    unsituated: int = strawberry.field(
-        description="Episodes whose conflicts and supersessions were written again"
-    )
-    compared: int = strawberry.field(description="Candidate pairs scored")
-    duplicates: int = strawberry.field(description="Episodes merged into a canonical one")
-    patterns: int = strawberry.field(description="Patterns created or updated")
-    dissolved: int = strawberry.field(description="Patterns deleted")
-    retired: int = strawberry.field(description="Snippets retired")
-    revived: int = strawberry.field(description="Retired snippets back in use")
-    abstain_below: float | None = strawberry.field(
-        default=None, description="The project's abstention threshold, measured again"
-    )
+@derived(
+    MaintainReport,
+    name="MaintainResult",
+    description="What one maintain run did in a project (docs/consolidation.md).",
+    skip=("seconds",),
+    about={
+        "episodes": "Embedded episodes read",
+        "dirty": "New or changed since the last run",
+        "unsituated": "Episodes whose conflicts and supersessions were written again",
+        "compared": "Candidate pairs scored",
+        "duplicates": "Episodes merged into a canonical one",
+        "patterns": "Patterns created or updated",
+        "dissolved": "Patterns deleted",
+        "retired": "Snippets retired",
+        "revived": "Retired snippets back in use",
+        "abstain_below": "The project's abstention threshold, measured again",
+    },
+)
+class MaintainResult(View[MaintainReport]):
+    pass
 
 
 @strawberry.type
@@ -43,16 +48,4 @@ class MaintainMutation:
         info.context.require(info, project)
         (report,) = await maintain(services, [project])
         await info.context.audit("maintain", project, count=report.duplicates)
-        return MaintainResult(
-            project=report.project,
-            episodes=report.episodes,
-            dirty=report.dirty,
-            unsituated=report.unsituated,
-            compared=report.compared,
-            duplicates=report.duplicates,
-            patterns=report.patterns,
-            dissolved=report.dissolved,
-            retired=report.retired,
-            revived=report.revived,
-            abstain_below=report.abstain_below,
-        )
+        return MaintainResult.of(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import strawberry
 
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.graph import Gate
 
 __all__ = ["ABSTENTION", "Abstention", "RecallWarning", "abstention_view"]
@@ -18,21 +19,23 @@ class RecallWarning:
     reason: str
 
 
-@strawberry.type(description="What recall's abstention read and decided")
-class Abstention:
-    similarity: float | None = strawberry.field(
-        description="The closest memory's similarity (cosine); null when nothing was found, "
-        "or a shared error or code location (or a vector outage) spared the question the test"
-    )
-    threshold: float = strawberry.field(description="The similarity it was held to")
-    source: str = strawberry.field(
-        description="Where the threshold came from: request (abstainBelow), calibrated "
+@derived(
+    Gate,
+    name="Abstention",
+    description="What recall's abstention read and decided",
+    skip=("abstained", "reason"),
+    about={
+        "similarity": "The closest memory's similarity (cosine); null when nothing was found, "
+        "or a shared error or code location (or a vector outage) spared the question the test",
+        "threshold": "The similarity it was held to",
+        "source": "Where the threshold came from: request (abstainBelow), calibrated "
         "(measured on the project's store; 'for code the project does not know' when the "
-        "question names only code no memory touches) or default (too small to measure)"
-    )
+        "question names only code no memory touches) or default (too small to measure)",
+    },
+)
+class Abstention(View[Gate]):
+    pass
 
 
 def abstention_view(gate: Gate | None) -> Abstention | None:
-    if gate is None:
-        return None
-    return Abstention(similarity=gate.similarity, threshold=gate.threshold, source=gate.source)
+    return Abstention.maybe(gate)

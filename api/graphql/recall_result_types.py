@@ -25,6 +25,7 @@ from metisgraph.api.graphql.recall_caveat_types import (
     abstention_view,
 )
 from metisgraph.api.graphql.snippet_views import BridgeSnippet, bridge_snippet
+from metisgraph.api.graphql.views import View, derived
 from metisgraph.api.graphql.why_types import ChannelScore, FeatureTerm, TrustFactor, feature_terms
 from metisgraph.graph import Conflict as FoundConflict
 from metisgraph.graph import Hit, RecallOutcome, native_value
@@ -237,15 +238,15 @@ class PatternHit:
     recommends: RecommendedSnippet | None
 
 
-@strawberry.type(
+@derived(
+    FoundConflict,
+    name="Conflict",
     description="Two memories that disagree, side by side: both returned, or a returned one "
-    "and the episode it contradicts or supersedes (or is superseded by) outside the top k."
+    "and the episode it contradicts or supersedes (or is superseded by) outside the top k.",
 )
-class Conflict:
-    a: Episode
+class Conflict(View[FoundConflict]):
+    a: Episode  # the episodes the ids name, given by the caller
     b: Episode
-    reason: str
-    similarity: float
 
 
 @strawberry.type
@@ -410,11 +411,10 @@ def _hit(hit: Hit) -> RecallHit:
 
 
 def _conflict(conflict: FoundConflict, hits: dict[str, Hit]) -> Conflict:
-    return Conflict(
+    return Conflict.of(
+        conflict,
         a=episode_view(hits[conflict.a].episode),
         b=episode_view(hits[conflict.b].episode),
-        reason=conflict.reason,
-        similarity=conflict.similarity,
     )
 
 
