@@ -208,6 +208,8 @@ def derived(
         cls.__view_values__ = tuple((n, values[n]) for n in annotations)
         made = strawberry.type(cls, name=name, description=description)
         if register:
+            if view in _DERIVED:
+                raise TypeError(f"{view.__name__} is shown as {_DERIVED[view].__name__} already")
             _DERIVED[view] = made
         return made
 
