@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from embedders import HashEmbedder
 
 from metisgraph.graph.explore import error_page
 from metisgraph.graph.migrations import cypher_step
@@ -19,7 +20,6 @@ from metisgraph.ingest.adapters import Parsed, SourceRef
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.pipeline.forgetting import forget_episodes
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
-from tests.embedders import HashEmbedder
 
 pytestmark = pytest.mark.anyio
 

@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from embedders import HashEmbedder
 
 from metisgraph.ingest.adapters import Parsed, SourceRef
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.pipeline.forgetting import forget_episodes
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord, VerdictRecord
-from tests.embedders import HashEmbedder
 
 pytestmark = pytest.mark.anyio
 START = datetime(2026, 5, 4, 8, 0, tzinfo=UTC)
