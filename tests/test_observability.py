@@ -323,3 +323,45 @@ def test_the_pool_outnumbers_what_the_request_slots_can_hold(app_settings: Any) 
         assert driver._pool.pool_config.max_connection_pool_size >= 3 * 40
     finally:
         anyio.run(driver.close)
+
+
+def test_driver_lines_hold_no_query_parameters(
+    neo4j_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Security (no query parameters or values in logs), even at METISGRAPH_LOG_LEVEL=DEBUG:
+    the Neo4j driver's DEBUG lines quote each statement with its parameters, and its retry
+    warning quotes the error, whose message can hold a value. Neither reaches the log; the
+    warning stays, naming the error by class and code. Our own DEBUG lines still come."""
+    import sys
+
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import Neo4jError
+
+    from metisgraph.api.logs import configure_logging
+
+    secret = "hunter2-param-never-logged"
+    out = io.StringIO()
+    root, driver_log = logging.getLogger(), logging.getLogger("neo4j")
+    kept = (root.handlers[:], root.level, driver_log.level)
+    monkeypatch.setattr(sys, "stderr", out)  # configure_logging's handler writes there
+    try:
+        configure_logging("json", "DEBUG")
+        auth = (neo4j_settings.username, neo4j_settings.password.get_secret_value())
+        with GraphDatabase.driver(neo4j_settings.uri, auth=auth) as driver:
+            driver.execute_query("RETURN $x AS x", x=secret)
+        failure = Neo4jError._hydrate_neo4j(
+            code="Neo.ClientError.Schema.ConstraintValidationFailed",
+            message=f"Node(1) already exists with property `id` = '{secret}'",
+        )
+        logging.getLogger("neo4j.session").warning(
+            "Transaction failed and will be retried in %ss (%s)", 1.0, failure
+        )
+        logging.getLogger("metisgraph").debug("our own debug line")
+    finally:
+        root.handlers[:] = kept[0]
+        root.setLevel(kept[1])
+        driver_log.setLevel(kept[2])
+    text = out.getvalue()
+    assert secret not in text
+    assert "will be retried" in text and "ConstraintValidationFailed" in text, text[-2000:]
+    assert "our own debug line" in text
