@@ -75,13 +75,20 @@ CALL (e) {
       t.successes = t.successes - CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END,
       t.failures = t.failures - CASE WHEN e.outcome = 'failure' THEN 1 ELSE 0 END
   SET t.failure_rate = CASE WHEN t.uses = 0 THEN null ELSE toFloat(t.failures) / t.uses END
-  WITH t, e WHERE t.last_used_at IS NOT NULL AND e.created_at >= t.last_used_at
-  CALL (t) {
-    // it was the last use: the one before it read (only then at the cost of the tool's uses)
-    OPTIONAL MATCH (x:Episode {project: t.project})-[:USED_TOOL]->(t)
-    RETURN max(x.created_at) AS last
+  WITH t, e
+  CALL (t, e) {
+    WITH t, e WHERE t.last_used_at IS NOT NULL AND e.created_at >= t.last_used_at
+    CALL (t) {
+      // it was the last use: the one before it read (only then at the cost of the tool's uses)
+      OPTIONAL MATCH (x:Episode {project: t.project})-[:USED_TOOL]->(t)
+      RETURN max(x.created_at) AS last
+    }
+    SET t.last_used_at = last
   }
-  SET t.last_used_at = last
+  // a tool nothing uses any more goes, as `unlink_replaced_episodes` does for tags and
+  // symbols (its link is gone before that statement looks for orphans)
+  WITH t WHERE NOT EXISTS { (t)--() }
+  DELETE t
 }
 
 // name: unlink_replaced_situations
