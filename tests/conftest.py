@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scheduling import group_and_order, make_scheduler
+from scheduling import UNITS_KEY, group_and_order, make_scheduler, units_file
 
 from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
@@ -57,6 +57,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getoption("dist", "no") != "loadgroup":
         return None
     return make_scheduler(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's, in the controller, for each worker
+def pytest_configure_node(node: Any) -> None:
+    """Tell each worker where to write its modules' units (the ids cannot carry them)."""
+    if node.config.getoption("dist", "no") == "loadgroup":
+        node.workerinput[UNITS_KEY] = str(units_file(node.config))
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,21 @@ both workers (measured on d8189e5, .ci/run's set: the run's ingest 104.8 s on th
 worker). And the costliest units go first: a run ends when its last unit does, so a
 one-minute module handed out last left the other worker idle for that minute.
 
-``group_and_order`` runs where the tests are collected (in each worker, the same on both);
-``ModuleGroupScheduling`` in the controller, which sees only the test ids.
+``group_and_order`` runs where the tests are collected (in each worker, the same on both)
+and writes which unit each module belongs to to a file the controller named for the workers
+(``publish_units``); ``ModuleGroupScheduling`` runs in the controller, which sees only the
+test ids, and reads that file. (The ids themselves cannot carry the group: xdist's own
+``xdist_group`` suffix is written to ``item._nodeid``, which pytest 9 no longer reads — with
+it, the groups were silently ignored and each worker built the costly fixtures again.)
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,10 +74,11 @@ def _item_cost(item: pytest.Item) -> float:
 
 def group_and_order(
     config: pytest.Config, items: list[pytest.Item], unbuilt: Iterable[str] = ()
-) -> None:
-    """Mark each test of a module that shares a costly fixture with the fixture's group
-    (``xdist_group``: its module goes with the group) and sort the items so the costliest
-    units come first (modules keep their own order; ties keep the collection's).
+) -> dict[str, str]:
+    """Join the modules that share a costly fixture into one unit (named ``@fixture``),
+    sort the items so the costliest units come first (modules keep their own order; ties
+    keep the collection's) and return module -> unit for the modules joined (published to
+    the controller when this is an xdist worker of ``--dist loadgroup``).
     ``unbuilt``: costly fixtures that skip here (../shared absent) and so cost nothing."""
     units = _Units()
     fixtures_of: dict[str, set[str]] = {}
@@ -85,34 +94,59 @@ def group_and_order(
             cost[units.find(f"@{name}")] += built
     for item in items:
         cost[units.find(_module(item.nodeid))] += _item_cost(item)
-    grouped = _xdist_groups(config)
     first_seen: dict[str, int] = {}
     for index, item in enumerate(items):
-        unit = units.find(_module(item.nodeid))
-        first_seen.setdefault(unit, index)
-        if grouped and unit.startswith("@"):  # a unit named after its fixture: a group
-            item.add_marker(pytest.mark.xdist_group(unit[1:]))
+        first_seen.setdefault(units.find(_module(item.nodeid)), index)
 
     def rank(item: pytest.Item) -> tuple[float, int]:
         unit = units.find(_module(item.nodeid))
         return (-round(cost[unit], 1), first_seen[unit])
 
     items.sort(key=rank)  # stable: a module's tests keep their order
+    # A unit named after its fixture (``@name``) is a group of modules
+    joined = {m: units.find(m) for m in fixtures_of if units.find(m).startswith("@")}
+    publish_units(config, joined)
+    return joined
 
 
-def _xdist_groups(config: pytest.Config) -> bool:
-    """Whether groups are read (``--dist loadgroup``): the mark is xdist's own. A worker
-    is told ``dist = "no"`` and ``loadgroup`` instead."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return False
-    return bool(getattr(config.option, "loadgroup", False)) or (
-        config.getoption("dist", "no") == "loadgroup"
-    )
+# The key of the controller's file in each worker's ``workerinput``.
+UNITS_KEY = "metisgraph_units"
+
+
+def publish_units(config: pytest.Config, joined: dict[str, str]) -> None:
+    """In an xdist worker: write module -> unit where the controller said (each worker
+    writes the same map; the controller reads it once every worker has collected)."""
+    target = getattr(config, "workerinput", {}).get(UNITS_KEY)
+    if not target:
+        return
+    fd, partial = tempfile.mkstemp(dir=Path(target).parent, prefix="units-")
+    with os.fdopen(fd, "w") as out:
+        json.dump(joined, out)
+    os.replace(partial, target)  # whole or absent: never half a file
+
+
+def units_file(config: pytest.Config) -> Path:
+    """The controller's file of units (a folder of its own, removed at the run's end)."""
+    path: Path | None = getattr(config, "_metisgraph_units", None)
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="metisgraph-units-")) / "units.json"
+        config._metisgraph_units = path  # type: ignore[attr-defined]
+        config.add_cleanup(lambda: _remove(path))
+    return path
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    for stray in path.parent.glob("units-*"):
+        stray.unlink(missing_ok=True)
+    path.parent.rmdir()
 
 
 def make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadgroup`` with whole modules: see the module's docstring."""
     from xdist.scheduler import LoadScopeScheduling
+
+    published = units_file(config)
 
     class ModuleGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def __init__(self, config: pytest.Config, log: Any = None) -> None:
@@ -121,18 +155,18 @@ def make_scheduler(config: pytest.Config, log: Any) -> Any:
             self.unit_of: dict[str, str] | None = None
 
         def _split_scope(self, nodeid: str) -> str:
-            if self.unit_of is None:
-                self.unit_of = units_of(self.collection or [])
-            return self.unit_of.get(_module(nodeid), _module(nodeid))
+            if self.unit_of is None:  # first asked once every worker has collected
+                self.unit_of = read_units(published)
+            module = _module(nodeid)
+            return self.unit_of.get(module, module)
 
     return ModuleGroupScheduling(config, log)
 
 
-def units_of(nodeids: Iterable[str]) -> dict[str, str]:
-    """Module -> its unit: the group one of its tests carries (``id@group``), else itself."""
-    unit: dict[str, str] = {}
-    for nodeid in nodeids:
-        head, at, group = nodeid.rpartition("@")
-        if at and group and "]" not in group and "::" in head:
-            unit[_module(head)] = group
-    return unit
+def read_units(path: Path) -> dict[str, str]:
+    """Module -> unit as the workers published it ({} when none did: modules alone)."""
+    try:
+        units: dict[str, str] = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    return units
