@@ -23,7 +23,8 @@ CALL (row) {
   WITH e, r, t IS NOT NULL
              AND NOT r.key IN COLLECT { MATCH (t)-[:HAS_EPISODE]->(:Episode)-[:HIT]->(x:Error)
                                         RETURN x.key } AS new_task
-  CREATE (e)-[:HIT]->(r)
+  // the error and the episode's time on the link: read newest first (schema.cypher hit_sighting)
+  CREATE (e)-[:HIT {project: r.project, error: r.key, at: e.created_at}]->(r)
   SET r.sightings = coalesce(r.sightings, 0) + 1,
       r.tasks = coalesce(r.tasks, 0) + CASE WHEN new_task THEN 1 ELSE 0 END,
       r.first_sighting = CASE WHEN r.first_sighting IS NULL OR e.created_at < r.first_sighting

@@ -184,6 +184,10 @@ CALL (a, b, row) {
   WITH a, b, row WHERE row.identity IS NULL
   MERGE (a)-[r:$(row.type)]->(b)
   SET r += row.props
+  // a sighting or fix names its error in this project, at its episode's time (an export
+  // made before they did, or under another name: schema.cypher hit_sighting)
+  WITH a, b, r, row WHERE row.type IN ['HIT', 'RESOLVED']
+  SET r.project = b.project, r.error = b.key, r.at = coalesce(r.at, a.created_at)
 }
 CALL (a, b, row) {
   WITH a, b, row WHERE row.identity IS NOT NULL

@@ -85,6 +85,8 @@ CALL (old, new) {
   MATCH (other)-[r]->(old) WHERE other <> old
   MERGE (other)-[moved:$(type(r))]->(new)
   SET moved += properties(r)
+  // a sighting or fix names its error (schema.cypher hit_sighting, resolved_sighting)
+  SET moved.error = CASE WHEN type(r) IN ['HIT', 'RESOLVED'] THEN new.key ELSE moved.error END
   DELETE r
 }
 DETACH DELETE old
@@ -262,3 +264,16 @@ MATCH (e:Episode)
 WHERE e.title_embedding IS NOT NULL OR e.context_embedding IS NOT NULL
 CALL (e) { REMOVE e.title_embedding, e.context_embedding } IN TRANSACTIONS OF 1000 ROWS
 RETURN count(*) AS episodes_cleared
+
+// name: migrate_sighting_keys
+// mode: batch
+// Migration 9: every HIT and RESOLVED link keeps its error's project and key and its
+// episode's created_at (a RESOLVED link kept the time already), so an error's most recent
+// sightings are read newest first by an index (schema.cypher hit_sighting,
+// resolved_sighting; cypher/situations.cypher relate_situations), not all of them.
+MATCH (e:Episode)-[h:HIT|RESOLVED]->(r:Error)
+WHERE h.project IS NULL OR h.error IS NULL OR h.at IS NULL OR h.error <> r.key
+CALL (e, h, r) {
+  SET h.project = r.project, h.error = r.key, h.at = coalesce(h.at, e.created_at)
+} IN TRANSACTIONS OF 1000 ROWS
+RETURN count(*) AS links_keyed

@@ -57,3 +57,9 @@ CREATE INDEX snippet_lineage IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.line
 // attribution_links, each batch) and when it is forgotten: by their task, not by reading
 // every snippet of the project (that grew with the store).
 CREATE INDEX fixes_task IF NOT EXISTS FOR ()-[f:FIXES]-() ON (f.task);
+// An error's sightings and fixes newest first: each HIT/RESOLVED link keeps its error's
+// project and key and its episode's created_at, so relating a new episode to its situation
+// (cypher/situations.cypher relate_situations) reads the most recent others of an error by
+// an index seek, not every one of its sightings.
+CREATE INDEX hit_sighting IF NOT EXISTS FOR ()-[h:HIT]-() ON (h.project, h.error, h.at);
+CREATE INDEX resolved_sighting IF NOT EXISTS FOR ()-[l:RESOLVED]-() ON (l.project, l.error, l.at);

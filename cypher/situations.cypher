@@ -10,11 +10,15 @@
 
 // name: relate_situations
 // mode: write
-// $per_error bounds the work for an error many episodes share: the most recent others among
-// the first $scan found (an error thousands of episodes hit costs $scan reads, not thousands).
-// Each side is read once: an error's others once for all the episodes of the call that hit
-// it, an episode's environments, tools and code once however many pairs it is in (a batch's
-// episodes share their errors' most recent others: read per pair, they cost ten times more).
+// $per_error bounds the work for an error many episodes share: the most recent others of
+// other tasks, read newest first from the sightings' indexes (schema.cypher hit_sighting,
+// resolved_sighting: a HIT/RESOLVED link keeps its error and its episode's created_at), so
+// an error thousands of episodes hit costs an index seek and the rows up to $per_error
+// chosen, not its thousands of sightings.
+// Each side is read once: an error's others once for all the episodes of a task of the call
+// that hit it, an episode's environments, tools and code once however many pairs it is in
+// (a batch's episodes share their errors' most recent others: read per pair, they cost ten
+// times more).
 // Each episode is stamped `situated` (graph/situations.py: what maintain need not do again).
 CYPHER replan=skip
 UNWIND $keys AS key
@@ -27,19 +31,32 @@ WITH e, {envs: [(e)-[:IN_ENV]->(a:Environment) | {os: toLower(a.os), runtime: a.
          code: [(e)-[:GENERATED|USED|MODIFIED]->(s:Snippet) | s.id],
          command: coalesce(e.action_command, '')} AS side
 MATCH (e)-[:HIT|RESOLVED]->(r:Error {project: e.project})
-WITH r, collect(DISTINCT {e: e, side: side}) AS episodes
-CALL (r) {
-  MATCH (r)<-[:HIT|RESOLVED]-(o:Episode {project: r.project})
-  WHERE o.outcome IN ['success', 'failure'] AND o.recallable = true
-  WITH DISTINCT o LIMIT $scan
-  WITH o ORDER BY o.created_at DESC
-  RETURN collect({o: o, task: coalesce(o.task_id, o.id)}) AS others
+WITH r, coalesce(e.task_id, e.id) AS task, collect(DISTINCT {e: e, side: side}) AS episodes
+CALL (r, task) {
+  CALL (r, task) {
+    MATCH (o:Episode)-[h:HIT]->()
+    USING INDEX h:HIT(project, error, at)
+    WHERE h.project = r.project AND h.error = r.key AND h.at IS NOT NULL
+      AND o.outcome IN ['success', 'failure'] AND o.recallable = true
+      AND coalesce(o.task_id, o.id) <> task
+    WITH o, h ORDER BY h.project DESC, h.error DESC, h.at DESC LIMIT $per_error
+    RETURN o, h.at AS at
+    UNION
+    MATCH (o:Episode)-[h:RESOLVED]->()
+    USING INDEX h:RESOLVED(project, error, at)
+    WHERE h.project = r.project AND h.error = r.key AND h.at IS NOT NULL
+      AND o.outcome IN ['success', 'failure'] AND o.recallable = true
+      AND coalesce(o.task_id, o.id) <> task
+    WITH o, h ORDER BY h.project DESC, h.error DESC, h.at DESC LIMIT $per_error
+    RETURN o, h.at AS at
+  }
+  WITH o, max(at) AS at ORDER BY at DESC LIMIT $per_error
+  RETURN collect(o) AS chosen
 }
 UNWIND episodes AS one
-WITH one.e AS e, one.side AS side, r, coalesce(one.e.task_id, one.e.id) AS task, others
-WITH e, side, r, [x IN others WHERE x.o <> e AND x.task <> task][..$per_error] AS chosen
-UNWIND chosen AS x
-WITH e, side, x.o AS o, collect(DISTINCT r) AS errors
+WITH one.e AS e, one.side AS side, r, chosen
+UNWIND chosen AS o
+WITH e, side, o, collect(DISTINCT r) AS errors
 WITH o, collect({e: e, side: side, errors: errors}) AS pairs
 WITH o, pairs,
      [(o)-[:IN_ENV]->(b:Environment) | {os: toLower(b.os), runtime: b.runtime}] AS envs_o,

@@ -405,7 +405,8 @@ CALL (t, e, r, link) {
   MERGE (e)-[l:RESOLVED]->(r)
   ON CREATE SET e.situated = null
   SET l.task = t.id, l.kind = link.kind, l.rule = link.rule, l.why = link.why,
-      l.confidence = link.confidence, l.at = e.created_at
+      l.confidence = link.confidence, l.at = e.created_at,
+      l.project = r.project, l.error = r.key  // read newest first: schema.cypher resolved_sighting
 }
 CALL (t, e, r, link) {
   WITH t, e, r, link WHERE link.kind = 'fixed'

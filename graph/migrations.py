@@ -101,6 +101,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "an episode's title and context vectors kept only on its EpisodeVector nodes",
         cypher_step("forget_episode_vector_copies"),
     ),
+    Migration(
+        9,
+        "an error's sightings and fixes keep its key and their time, read newest first",
+        cypher_step("migrate_sighting_keys"),
+    ),
 )
 
 

@@ -14,14 +14,14 @@ from typing import Any
 
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["PER_ERROR", "SCAN", "relate_situations", "situation_step"]
+__all__ = ["PER_ERROR", "relate_situations", "situation_step"]
 
 Row = dict[str, Any]
-# Others compared per error an episode hit: the most recent ones. An error thousands of
-# episodes share (an assertion failure) would otherwise make every write compare them all.
+# Others compared per error an episode hit: the most recent ones of other tasks. An error
+# thousands of episodes share (an assertion failure) would otherwise make every write
+# compare them all; they are read newest first by an index on the sightings, so choosing
+# them costs a seek and these rows, not the error's sightings.
 PER_ERROR = 50
-# Of the episodes that share an error, at most this many are read to choose them from.
-SCAN = 1000
 _PAGE = 200
 
 
@@ -29,7 +29,7 @@ def situation_step(keys: Sequence[Row]) -> list[tuple[str, Row]]:
     """The write step that relates these episodes ({project, id}) to their situations."""
     if not keys:
         return []
-    return [("relate_situations", {"keys": list(keys), "per_error": PER_ERROR, "scan": SCAN})]
+    return [("relate_situations", {"keys": list(keys), "per_error": PER_ERROR})]
 
 
 async def relate_situations(

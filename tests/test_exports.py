@@ -100,6 +100,15 @@ async def test_export_import_export_gives_the_same_graph(store: Any, story: Stor
         read=True,
     )
     assert len(scope) == 1 and scope != original
+    # the copy's sightings and fixes name its errors (read newest first by them: situations)
+    named = await store.run_text(
+        "MATCH (:Episode {project: $p})-[h:HIT|RESOLVED]->(r:Error) "
+        "RETURN count(h) AS links, count(CASE WHEN h.project = $p AND h.error = r.key "
+        "AND h.at IS NOT NULL THEN 1 END) AS named",
+        {"p": copy},
+        read=True,
+    )
+    assert named[0]["links"] > 0 and named[0]["named"] == named[0]["links"]
 
 
 async def test_the_digest_sees_a_change(store: Any, story: Story) -> None:

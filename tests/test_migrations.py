@@ -118,7 +118,8 @@ async def _links(store: Any, project: str) -> list[tuple[str, str, str, str]]:
         {"p": project},
         read=True,
     )
-    found = [(r["source"], r["type"], r["key"], json.dumps(r["props"])) for r in rows]
+    found = [(r["source"], r["type"], r["key"], json.dumps(r["props"], default=str, sort_keys=True))
+             for r in rows]  # fmt: skip
     return sorted(found)
 
 
@@ -182,6 +183,8 @@ async def test_resigning_moves_every_link_to_the_new_keys_and_merges_what_now_ag
     hits = {(s, k) for s, t, k, _ in after if t == "HIT"}
     assert hits == {("s0", ana), ("s1", ana), ("s2", link), ("s3", link), ("s4", disk)}
     assert {k for s, t, k, _ in after if t == "RESOLVED"} == {ana, link, disk}
+    # a sighting names the error it moved to (read newest first by that key)
+    assert all(json.loads(p)["error"] == k for _, t, k, p in after if t == "HIT")
     assert [(s, k, p) for s, t, k, p in after if t == "FIXES"] == [
         ("fix", link, '{"via": "patch"}')
     ]

@@ -5,11 +5,18 @@ Through GraphQL and the real Neo4j."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from embedders import HashEmbedder
 
 from metisgraph.graph import consolidate, relate_situations
+from metisgraph.graph import situations as situations_module
+from metisgraph.graph.migrations import cypher_step
+from metisgraph.ingest.adapters import Parsed, SourceRef
+from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 RECORD = """
 mutation($inputs: [EpisodeInput!]!) {
@@ -158,3 +165,69 @@ def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str
     texts = " ".join(m["text"] for m in shown)
     named = {p for p in PARTNERS[hit] if f"episode {p} (not recalled)" in texts}
     assert named == PARTNERS[hit], shown
+
+
+def _sighting(project: str, id_: str, outcome: str, at: str, task: str | None = None) -> Any:
+    record = EpisodeRecord(
+        project=project, id=id_, task_id=task, outcome=outcome, error=ERROR,
+        summary=f"jinja2 import failed on markupsafe ({id_})",
+        action={"type": "command", "command": "pip install markupsafe==2.0.1"},
+        created_at=datetime.fromisoformat(at).replace(tzinfo=UTC),
+    )  # fmt: skip
+    return Parsed(record, SourceRef("test"))
+
+
+@pytest.mark.anyio
+async def test_an_episode_is_compared_with_the_most_recent_sightings_of_other_tasks(
+    store: Any, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The others an episode is compared with, per error, are the PER_ERROR most recent
+    sightings of other tasks by their time — whatever order they were stored in, however
+    many there are (a bound of 3 read stands for main's 1,000 of an error's thousands)."""
+    monkeypatch.setattr(situations_module, "PER_ERROR", 2)
+    monkeypatch.setattr(situations_module, "SCAN", 3, raising=False)
+    ingest = Ingestor(store, HashEmbedder())
+    mine = Parsed(TaskRecord(project=project, id="mine", goal="import jinja2"), SourceRef("t"))
+    stored = [  # stored in this order; by time: b newest, then a, then c; m1 newest of all
+        [_sighting(project, "a1", "success", "2025-06-01T10:00"),
+         _sighting(project, "a2", "success", "2025-06-02T10:00")],
+        [_sighting(project, "b1", "success", "2026-01-01T10:00"),
+         _sighting(project, "b2", "success", "2026-01-02T10:00")],
+        [_sighting(project, "c1", "success", "2024-01-01T10:00"),
+         _sighting(project, "c2", "success", "2024-01-02T10:00")],
+        [mine, _sighting(project, "m1", "success", "2026-06-01T10:00", task="mine")],
+    ]  # fmt: skip
+    for batch in stored:
+        await ingest.ingest(batch)
+    await ingest.ingest([_sighting(project, "m2", "failure", "2026-07-01T10:00", task="mine")])
+    rows = await store.run_text(
+        """MATCH (:Episode {project: $p, id: 'm2'})-[:CONTRADICTS]-(o:Episode)
+           RETURN o.id AS id ORDER BY id""",
+        {"p": project},
+        read=True,
+    )
+    # the two most recent of other tasks; never m1 (its own task), never the older ones
+    assert [r["id"] for r in rows] == ["b1", "b2"]
+
+
+SIGHTING_KEYS = """
+MATCH (e:Episode {project: $p})-[h:HIT|RESOLVED]->(r:Error)
+RETURN e.id AS id, type(h) AS type, r.key AS key, h.project AS project, h.error AS error,
+       h.at = e.created_at AS timed
+ORDER BY id, type, key"""
+
+
+@pytest.mark.anyio
+async def test_migration_9_keys_the_sightings_of_a_store_written_before(
+    store: Any, situations: str
+) -> None:
+    kept = await store.run_text(SIGHTING_KEYS, {"p": situations}, read=True)
+    assert kept and all(r["error"] == r["key"] and r["project"] == situations and r["timed"]
+                        for r in kept)  # fmt: skip
+    await store.run_text(
+        """MATCH (:Episode {project: $p})-[h:HIT]->(:Error) REMOVE h.project, h.error, h.at""",
+        {"p": situations},
+    )
+    assert await store.run_text(SIGHTING_KEYS, {"p": situations}, read=True) != kept
+    await cypher_step("migrate_sighting_keys")(store)
+    assert await store.run_text(SIGHTING_KEYS, {"p": situations}, read=True) == kept

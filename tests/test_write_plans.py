@@ -55,3 +55,16 @@ async def test_analytics_reads_an_errors_fixes_from_the_error_not_every_snippet(
     assert not SCANS & {op for op, _ in operators}, operators
     # no snippet is looked up by its project: each is reached from an error's FIXES
     assert not [(op, d) for op, d in operators if ":Snippet" in d and "Seek" in op], operators
+
+
+async def test_an_errors_most_recent_sightings_are_read_by_seek_not_by_every_sighting(
+    store: Any,
+) -> None:
+    """relate_situations reads an error's others newest first from the sightings' indexes
+    (schema.cypher hit_sighting, resolved_sighting), never expanding from the error."""
+    keys = [{"project": "p", "id": "e"}]
+    operators = await _plan(store, "relate_situations", keys=keys, per_error=50)
+    assert not SCANS & {op for op, _ in operators}, operators
+    seeks = " ".join(d for op, d in operators if op == "DirectedRelationshipIndexSeek")
+    assert "HIT(project, error, at)" in seeks and "RESOLVED(project, error, at)" in seeks
+    assert not [(op, d) for op, d in operators if op.startswith("Expand") and "<-[" in d]
