@@ -178,13 +178,61 @@ async def scratch_store(scratch_neo4j: EmbeddedNeo4j) -> AsyncIterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> Any:
-    """The real embedding model, loaded once per session."""
+def embedder() -> Iterator[Any]:
+    """The real embedding model, loaded once per session.
+
+    A command a test runs in this process (typer's CliRunner, ``cli_in_process``) takes
+    this model when it asks for the same one (same settings): the same vectors without a
+    second load (a few seconds each time). Its own process (``metisgraph …``) still loads
+    its own: one such test per command group proves the entry point.
+    """
+    from metisgraph.api import services
     from metisgraph.ingest.embeddings import Embedder
 
     model = Embedder()
     model.load()
-    return model
+    prepare = services.prepare_services
+
+    def with_this_model(settings: Any, embedder: Any = None, **options: Any) -> Any:
+        if embedder is None and settings.embedding == model.settings:
+            embedder = model
+        return prepare(settings, embedder, **options)
+
+    services.prepare_services = with_this_model  # what open_services, every command's, calls
+    try:
+        yield model
+    finally:
+        services.prepare_services = prepare
+
+
+@pytest.fixture(scope="session")
+def cli_in_process(neo4j_settings: Neo4jSettings, embedder: Any) -> Any:
+    """``metisgraph ARGS`` run in this process on the test Neo4j, with the session's model:
+    returns what ``subprocess.run`` would (returncode, stdout, stderr). In a thread of its
+    own: the commands run their own event loop (``asyncio.run``), an async test has one."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    from typer.testing import CliRunner
+
+    from metisgraph.api.cli import app
+
+    assert neo4j_settings.uri
+    secret = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
+    base = {"NEO4J_URI": neo4j_settings.uri, "NEO4J_USERNAME": neo4j_settings.username,
+            "NEO4J_PASSWORD": secret}  # fmt: skip
+
+    def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        runner = CliRunner(env={**base, **(env or {})})
+        with ThreadPoolExecutor(1) as thread:
+            result = thread.submit(runner.invoke, app, list(args)).result()
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return subprocess.CompletedProcess(
+            ["metisgraph", *args], result.exit_code, result.stdout, result.stderr
+        )
+
+    return run
 
 
 @pytest.fixture

@@ -8,21 +8,16 @@ stopped the whole ingest at the same record on every re-run.
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from metisgraph.graph.settings import Neo4jSettings
 from metisgraph.ingest.adapters import MAX_DEPTH, Parsed, Refused, SourceRef, validate_record
 from metisgraph.ingest.pipeline import DeadLetter, Ingestor
 from metisgraph.ingest.records import EpisodeRecord
 
-CLI = str(Path(sys.executable).parent / "metisgraph")
 LONE = "\ud800"  # half of a surrogate pair: a str in Python, not Unicode text
 
 
@@ -80,9 +75,8 @@ async def _stored(store: Any, project: str) -> list[str]:
 
 
 @pytest.mark.anyio
-@pytest.mark.slow
 async def test_the_cli_writes_the_rest_and_keeps_each_refusal_redacted(
-    store: Any, neo4j_settings: Neo4jSettings, project: str, tmp_path: Path
+    store: Any, cli_in_process: Any, project: str, tmp_path: Path
 ) -> None:
     source = tmp_path / "crafted.jsonl"
     secret = "ghp_" + "A1b2C3d4" * 5
@@ -91,13 +85,8 @@ async def test_the_cli_writes_the_rest_and_keeps_each_refusal_redacted(
     lines.insert(len(lines) - 1, json.dumps(bad))
     source.write_text("\n".join(lines) + "\n")
     dead = tmp_path / "dead.jsonl"
-    assert neo4j_settings.uri and neo4j_settings.password
-    env = {**os.environ, "NEO4J_URI": neo4j_settings.uri,
-           "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()}  # fmt: skip
-    result = subprocess.run(
-        [CLI, "ingest", str(source), "--dead-letter", str(dead), "--quiet"],
-        capture_output=True, text=True, env=env, timeout=600,
-    )  # fmt: skip
+    # in this process (test_ingest_pipeline runs `metisgraph ingest` as its own process)
+    result = cli_in_process("ingest", str(source), "--dead-letter", str(dead), "--quiet")
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert await _stored(store, project) == ["good-1", "good-2"]
     assert stat.S_IMODE(dead.stat().st_mode) == 0o600

@@ -62,14 +62,13 @@ async def _fingerprint(store: Any, project: str) -> str:
     return hashlib.sha256("\n".join(canonical).encode()).hexdigest()
 
 
-@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
 async def test_planted_secrets_never_reach_the_graph(
-    store: Any, neo4j_settings: Neo4jSettings, project: str, fixtures_dir: Path, tmp_path: Path
+    store: Any, cli_in_process: Any, project: str, fixtures_dir: Path, tmp_path: Path
 ) -> None:
     text = fixtures_dir / "text"
     planted = json.loads((text / "planted_secrets.json").read_text())["secrets"]
     source = _with_project(text / "planted_secrets.jsonl", tmp_path / "secrets.jsonl", project)
-    result = _run_cli(neo4j_settings, "ingest", str(source), "--quiet")
+    result = cli_in_process("ingest", str(source), "--quiet")
     assert result.returncode == 0, result.stderr
     blob = await _everything(store, project)
     assert "REDACTED" in blob and len(blob) > 5000  # the records are there, sanitized
@@ -77,7 +76,7 @@ async def test_planted_secrets_never_reach_the_graph(
     assert survivors == [], survivors
 
 
-@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
+@pytest.mark.slow  # `metisgraph ingest` in a process of its own: the entry point, as installed
 async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     store: Any, neo4j_settings: Neo4jSettings, project: str, tmp_path: Path
 ) -> None:
@@ -106,15 +105,15 @@ async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     assert [r["id"] for r in stored] == ["g1", "g2"]
 
 
-@pytest.mark.slow  # `metisgraph ingest` in a process of its own (the model loaded again)
+@pytest.mark.slow  # the fixture trajectories ingested twice with the real model (~7 s)
 async def test_ingesting_the_same_trajectories_twice_changes_nothing(
-    store: Any, neo4j_settings: Neo4jSettings, project: str, fixtures_dir: Path
+    store: Any, cli_in_process: Any, project: str, fixtures_dir: Path
 ) -> None:
     folder = fixtures_dir / "trajectories"
-    first = _run_cli(neo4j_settings, "ingest", str(folder), "--project", project, "--quiet")
+    first = cli_in_process("ingest", str(folder), "--project", project, "--quiet")
     assert first.returncode == 0, first.stderr
     before = await _fingerprint(store, project)
-    second = _run_cli(neo4j_settings, "ingest", str(folder), "--project", project, "--quiet")
+    second = cli_in_process("ingest", str(folder), "--project", project, "--quiet")
     assert second.returncode == 0, second.stderr
     assert await _fingerprint(store, project) == before
     assert "│     0 │" in second.stdout or " 0 " in second.stdout  # nothing written

@@ -18,7 +18,9 @@ from metisgraph.graph.digest import digest_export, digest_project
 from metisgraph.graph.settings import Neo4jSettings
 
 CLI = str(Path(sys.executable).parent / "metisgraph")
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each command is a new process
+# The first command of each test runs as a process of its own (the entry point, as
+# installed); the others in this process with the session's model (``cli_in_process``).
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 NUMPY_ERROR = "AttributeError: module 'numpy' has no attribute 'float'"
 
@@ -30,13 +32,18 @@ def _run(neo4j: Neo4jSettings, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
+def _here(cli_in_process: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    completed: subprocess.CompletedProcess[str] = cli_in_process(*args, env={"COLUMNS": "200"})
+    return completed
+
+
 @pytest.fixture
 async def story(store: Any, embedder: Any, project: str) -> Story:
     return await load_story(store, embedder, project)
 
 
 async def test_lineage_and_analytics_read_like_a_report(
-    neo4j_settings: Neo4jSettings, story: Story
+    neo4j_settings: Neo4jSettings, story: Story, cli_in_process: Any
 ) -> None:
     trace = (
         'Traceback (most recent call last):\n  File "/x/shop/report.py", line 41, in '
@@ -50,25 +57,25 @@ async def test_lineage_and_analytics_read_like_a_report(
     assert "use builtin float in build_totals" in shown.stdout  # the fix
     assert "attempted" in shown.stdout and "module: installs numpy" in shown.stdout
 
-    as_json = _run(neo4j_settings, "lineage", trace, *both, "--json")
+    as_json = _here(cli_in_process, "lineage", trace, *both, "--json")
     found = json.loads(as_json.stdout)
     assert found["sightings"][0]["episode"]["id"] == "shop-report-march-s2"
     assert found["recurrence_count"] == 3
 
-    nothing = _run(neo4j_settings, "lineage", "all went well", "--project", story.shop)
+    nothing = _here(cli_in_process, "lineage", "all went well", "--project", story.shop)
     assert nothing.returncode == 2 and "no error found" in nothing.stderr
 
-    report = _run(neo4j_settings, "analytics", *both)
+    report = _here(cli_in_process, "analytics", *both)
     assert report.returncode == 0, report.stderr
     for title in ("clusters of related errors", "root-cause candidates", "hubs",
                   "error → fix paths"):  # fmt: skip
         assert title in report.stdout
-    measured = json.loads(_run(neo4j_settings, "analytics", *both, "--json").stdout)
+    measured = json.loads(_here(cli_in_process, "analytics", *both, "--json").stdout)
     assert measured["episodes"] == 10
 
 
 async def test_export_then_import_under_another_name(
-    neo4j_settings: Neo4jSettings, story: Story, store: Any, tmp_path: Path
+    neo4j_settings: Neo4jSettings, story: Story, store: Any, tmp_path: Path, cli_in_process: Any
 ) -> None:
     exported = tmp_path / "shop.json"
     made = _run(neo4j_settings, "export", "--project", story.shop, "--output", str(exported))
@@ -78,20 +85,20 @@ async def test_export_then_import_under_another_name(
         assert digest_export(handle) == before
 
     copy = f"{story.shop}-restored"
-    restored = _run(neo4j_settings, "import", str(exported), "--project", copy)
+    restored = _here(cli_in_process, "import", str(exported), "--project", copy)
     assert restored.returncode == 0, restored.stderr
     assert "refused=0" in restored.stdout
     assert await digest_project(store, copy) == before
 
-    graphml = _run(neo4j_settings, "export", "--project", copy, "--format", "graphml")
+    graphml = _here(cli_in_process, "export", "--project", copy, "--format", "graphml")
     graph = nx.read_graphml(io.StringIO(graphml.stdout))
     assert graph.number_of_nodes() == int(before.split(":")[1])
-    tables = _run(neo4j_settings, "export", "--project", copy, "--format", "csv",
+    tables = _here(cli_in_process, "export", "--project", copy, "--format", "csv",
                   "--output", str(tmp_path))  # fmt: skip
     assert tables.returncode == 0, tables.stderr
     assert {p.name for p in tmp_path.glob("*.csv")} == {f"{copy}-nodes.csv", f"{copy}-edges.csv"}
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"graph": {"format": "something else"}, "nodes": []}')
-    refused = _run(neo4j_settings, "import", str(broken), "--project", f"{copy}-2")
+    refused = _here(cli_in_process, "import", str(broken), "--project", f"{copy}-2")
     assert refused.returncode == 2 and "not a metisgraph export" in refused.stderr

@@ -177,7 +177,10 @@ def cli() -> typer.Typer:
 
 
 def test_eval_lineage_scores_a_run_through_ingest_and_the_graph(
-    cli: typer.Typer, neo4j_settings: Neo4jSettings, fixtures_dir: Path
+    cli: typer.Typer,
+    neo4j_settings: Neo4jSettings,
+    embedder: Any,  # the commands take the session's model (conftest)
+    fixtures_dir: Path,
 ) -> None:
     password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
     env = {"NEO4J_URI": neo4j_settings.uri or "", "NEO4J_PASSWORD": password, "COLUMNS": "300"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -40,7 +41,11 @@ def cli() -> typer.Typer:
 
 
 def test_eval_plan_scores_the_fixed_errors_of_a_run(
-    cli: typer.Typer, neo4j_settings: Neo4jSettings, fixtures_dir: Path, tmp_path: Path
+    cli: typer.Typer,
+    neo4j_settings: Neo4jSettings,
+    embedder: Any,  # the commands take the session's model (conftest)
+    fixtures_dir: Path,
+    tmp_path: Path,
 ) -> None:
     password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
     env = {"NEO4J_URI": neo4j_settings.uri or "", "NEO4J_PASSWORD": password, "COLUMNS": "300"}

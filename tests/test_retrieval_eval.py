@@ -26,7 +26,8 @@ def cli() -> typer.Typer:
 
 
 @pytest.fixture
-def runner(neo4j_settings: Neo4jSettings) -> CliRunner:
+def runner(neo4j_settings: Neo4jSettings, embedder: Any) -> CliRunner:
+    # embedder: the commands take the session's model (conftest), not a model of their own
     password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
     env = {"NEO4J_URI": neo4j_settings.uri or "", "NEO4J_PASSWORD": password, "COLUMNS": "300"}
     return CliRunner(env=env)

@@ -104,6 +104,7 @@ def test_train_ranker_judges_a_log_made_from_a_set_on_questions_it_was_not_train
     cli: typer.Typer,
     fixtures_dir: Path,
     neo4j_settings: Neo4jSettings,
+    embedder: Any,  # the commands take the session's model (conftest)
     project: str,
     tmp_path: Path,
 ) -> None:
