@@ -64,6 +64,15 @@ class EmbeddingSettings(BaseSettings):
         default="onnx",
         description="what embeds questions: onnx (exported once from the model) or torch",
     )
+    # A pasted issue or trace (most of what agents ask) costs the float graph ~70 ms at the
+    # model's 256 tokens; its int8 twin about half. Short questions stay on the float graph:
+    # int8 on every question cost locomo's short ones 3 of 996 at R@5 and saves them little.
+    query_int8_from: int = Field(
+        default=128,
+        ge=0,
+        description="a question of more than this many tokens is embedded by the ONNX "
+        "export's int8 twin (checked by direction at start, else the float graph); 0: never",
+    )
     onnx_dir: Path = Field(
         default_factory=lambda: Path.home() / ".cache" / "metisgraph" / "onnx",
         description="where the question model's ONNX export is kept",
@@ -150,6 +159,7 @@ class Embedder:
                     fingerprint=self._weights_digest,
                     cache_dir=self.settings.onnx_dir,
                     threads=self.threads,
+                    int8_from=self.settings.query_int8_from or None,
                 )
             except OnnxUnavailable as exc:
                 log.warning("questions are embedded with torch: %s", exc)
