@@ -60,8 +60,11 @@ def main() -> None:
     parser.add_argument("--project", default="bench-growth")
     parser.add_argument("--heap", default="1g")
     parser.add_argument("--pagecache", default="1g")
+    parser.add_argument(
+        "--home", type=Path, help="another store's Neo4j home (default: write_growth's)"
+    )
     options = parser.parse_args()
-    home = CACHE / f"neo4j-{options.neo4j_port}-growth"
+    home = options.home or CACHE / f"neo4j-{options.neo4j_port}-growth"
 
     async def run(neo4j: Any) -> dict[str, Any]:
         async with graph_store(neo4j, 384) as store:
