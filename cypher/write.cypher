@@ -290,7 +290,17 @@ WITH t, episodes, head([x IN episodes WHERE x.outcome = 'success'] + episodes) A
 CALL (t, episodes, final) {
   UNWIND episodes AS e
   WITH e, final
-  WHERE e <> final AND e.outcome IN ['unknown', 'partial']
+  WHERE e <> final
+  // a step an earlier batch took for the final one (the task's later steps came after it):
+  // the graph is the same whichever batches the steps came in
+  CALL (e, final) {
+    OPTIONAL MATCH (e)-[old:RESOLVED_BY]->(x:Episode)
+    WHERE x <> final
+    DELETE old
+  }
+  SET e.resolution = CASE WHEN e.resolution = 'resolves_task' THEN null ELSE e.resolution END
+  WITH e, final
+  WHERE e.outcome IN ['unknown', 'partial']
   SET e.resolution = 'resolved', e.resolved_by = final.id
   MERGE (e)-[:RESOLVED_BY]->(final)
 }
