@@ -19,6 +19,8 @@ if typing.TYPE_CHECKING:
         calibrate_abstention,
     )
     from metisgraph.graph.applicability import Applicability, CallerConditions
+    from metisgraph.graph.bulk.graph import IMPORTED, BulkGraph
+    from metisgraph.graph.bulk.tables import BulkTables
     from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
     from metisgraph.graph.conflicts import Conflict
     from metisgraph.graph.consolidate import (
@@ -42,7 +44,7 @@ if typing.TYPE_CHECKING:
     from metisgraph.graph.lessons import ConsolidationSettings
     from metisgraph.graph.lineage.derive import derive_links
     from metisgraph.graph.lucene import project_scope
-    from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered
+    from metisgraph.graph.migrations import GRAPH_MIGRATIONS, Migration, ordered, record_current
     from metisgraph.graph.model_stamp import (
         ModelChanged,
         ModelCheck,
@@ -115,12 +117,15 @@ __all__ = [
     "DEFAULT_MEMORY_TYPES",
     "FEATURES",
     "GRAPH_MIGRATIONS",
+    "IMPORTED",
     "MEMORY_TYPES",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "TIERS",
     "AbstentionSettings",
     "Applicability",
+    "BulkGraph",
+    "BulkTables",
     "Calibration",
     "CallerConditions",
     "ConfidenceSettings",
@@ -195,6 +200,7 @@ __all__ = [
     "projects_to_maintain",
     "read_stamp",
     "recall",
+    "record_current",
     "record_failure",
     "record_outcome",
     "record_pass",

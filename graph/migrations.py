@@ -36,6 +36,7 @@ __all__ = [
     "cypher_step",
     "migrate",
     "ordered",
+    "record_current",
     "schema_version",
 ]
 
@@ -162,5 +163,28 @@ async def migrate(
             report.after = migration.version
             report.applied.append((migration.version, migration.name, changes))
         return report
+    finally:
+        await store.run("release_migration_lease", ledger=ledger)
+
+
+async def record_current(
+    store: GraphStore, migrations: Sequence[Migration], *, ledger: str = LEDGER
+) -> int:
+    """Record every migration as applied without running it: for a store whose graph this
+    version wrote whole (a bulk load's import), so nothing in it is older than them.
+    Returns the version recorded."""
+    await _take_lease(store, ledger, 60)
+    try:
+        before = await schema_version(store, ledger)
+        for migration in ordered(migrations):
+            if migration.version > before:
+                await store.run(
+                    "record_migration",
+                    ledger=ledger,
+                    version=migration.version,
+                    title=migration.name,
+                    changes=["written by a bulk load of this version"],
+                )
+        return max([before, *(m.version for m in migrations)])
     finally:
         await store.run("release_migration_lease", ledger=ledger)

@@ -63,8 +63,18 @@ class WriteBatch:
     judged_runs: list[Row] = field(default_factory=list)
     # Further queries, in order: named, or with their slots filled (graph/outcomes.py).
     extra: list[tuple[str | Query, Row]] = field(default_factory=list)
+    # Steps whose rows a bulk import wrote already (graph/bulk/graph.py IMPORTED): left out
+    # of the plan; their rows still say what the steps after them look at.
+    imported: frozenset[str] = frozenset()
 
     def steps(self) -> list[tuple[str | Query, dict[str, Any]]]:
+        if self.imported:
+            return [
+                (q, p) for q, p in self._plan() if not (isinstance(q, str) and q in self.imported)
+            ]
+        return self._plan()
+
+    def _plan(self) -> list[tuple[str | Query, dict[str, Any]]]:
         plan: list[tuple[str | Query, dict[str, Any]]] = []
         if self.projects:
             plan.append(("upsert_projects", {"projects": sorted(self.projects)}))

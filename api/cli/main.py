@@ -178,6 +178,17 @@ def ingest(
         Path | None, typer.Option("--dead-letter", help="Keep refused records here")
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar")] = False,
+    bulk: Annotated[
+        bool,
+        typer.Option(
+            "--bulk",
+            help="Build a new store through import files and neo4j-admin (embedded Neo4j, "
+            "empty store only)",
+        ),
+    ] = False,
+    work: Annotated[
+        Path | None, typer.Option("--work", help="--bulk: where the import files are written")
+    ] = None,
 ) -> None:
     """Ingest memory records or agent trajectories. Exit code 3 when some were refused, 4
     when Neo4j is unreachable or went away (run it again: nothing is written twice)."""
@@ -188,7 +199,12 @@ def ingest(
         err.print(f"[red]--dead-letter {dead_letter}: no folder {dead_letter.parent}")
         raise typer.Exit(2)
     try:
-        counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
+        if bulk:
+            from metisgraph.api.cli.bulk import bulk_ingest
+
+            counts = asyncio.run(bulk_ingest(path, format, project, dead_letter, work, 1024))
+        else:
+            counts = asyncio.run(_ingest(path, format, project, dead_letter, quiet))
     except (ServiceUnavailable, SessionExpired) as exc:
         err.print(
             f"[red]Neo4j is unreachable or went away ({type(exc).__name__}).[/] Each batch is "

@@ -7,6 +7,7 @@ The process is detached and tracked by a pid file in the data directory, so
 ``metisgraph neo4j start|stop|status`` work across commands.
 """
 
+from metisgraph.graph.embedded.admin_import import ImportRun, import_database
 from metisgraph.graph.embedded.errors import EmbeddedNeo4jError
 from metisgraph.graph.embedded.java import MIN_JAVA, find_java
 from metisgraph.graph.embedded.server import EmbeddedNeo4j, EmbeddedStatus
@@ -18,5 +19,7 @@ __all__ = [
     "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",
     "EmbeddedStatus",
+    "ImportRun",
     "find_java",
+    "import_database",
 ]

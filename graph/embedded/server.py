@@ -94,7 +94,8 @@ class EmbeddedNeo4j:
             log=self.log_file,
         )
 
-    def _write_config(self) -> None:
+    def write_config(self) -> None:
+        """HOME/neo4j.conf from the settings (the launcher and the import tool read it)."""
         s = self.settings
         lines = {
             "server.bolt.enabled": "true",
@@ -129,7 +130,7 @@ class EmbeddedNeo4j:
             java = find_java(self.settings.java_home)
             self.home.mkdir(parents=True, exist_ok=True)
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
-            self._write_config()
+            self.write_config()
             classpath = f"{launcher_jar(artifacts)}:{artifacts / 'lib' / '*'}"
             cmd = [
                 str(java),

@@ -1,0 +1,279 @@
+"""The bulk path: the pipeline's own batches, their stored rows written as import files.
+
+`write_files` runs every batch through the pipeline's preparation (validate, sanitize,
+extract, embed) and hands its `WriteBatch` to the bulk writer (graph/bulk/graph.py), which
+turns the rows of the steps it carries (projects, tasks, episodes and their vectors,
+errors and sightings, environments, tools, tags, symbols) into node and relationship files
+for `neo4j-admin database import`. What each batch leaves to do — its plan: chains,
+context, resolution, citations, verdicts, code, attribution links, situations, families,
+staleness — is kept on disk, one file a batch. After the import `derive` runs those plans
+in the same order through the pipeline's own write step (`write_batch`, the imported steps
+left out), then recounts the errors' and tools' kept counts with their own statements.
+
+A record the pipeline would refuse is refused the same way (dead letter, reason); an
+episode id met again in a later batch is refused too: the files hold one version of each
+node (load it again through `metisgraph ingest`, which replaces it).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, cast
+
+from metisgraph.graph import (
+    IMPORTED,
+    BulkGraph,
+    BulkTables,
+    GraphStore,
+    Vector,
+    WriteBatch,
+    in_turn,
+    verdict_feedback_within,
+    write_batch,
+)
+from metisgraph.ingest.adapters.base import Refused, refuse
+from metisgraph.ingest.embeddings import Embedder
+from metisgraph.ingest.pipeline.batches import Batch, Done, Item, PrepareAhead, batches
+from metisgraph.ingest.pipeline.families import assign_families
+from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline.neighbours import refresh_within
+from metisgraph.ingest.pipeline.rows import error_row
+from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
+from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
+from metisgraph.ingest.records import TaskStatus
+from metisgraph.ingest.snippets.batch import (
+    PreparedSnippet,
+    place_versions,
+    prepare_snippets,
+    snippet_write_steps,
+    snippets_to_embed,
+)
+
+__all__ = ["BulkFiles", "BulkIngestor"]
+
+Row = dict[str, Any]
+_RECOUNT_PAGE = 2000
+
+
+@dataclass
+class BulkFiles:
+    """What `write_files` made: the import's arguments, the plans, the counts."""
+
+    folder: Path
+    arguments: list[str]
+    plans: list[Path]
+    counts: dict[str, int]
+    summary: IngestSummary
+    seconds: float = 0.0
+    tools: list[Row] = field(default_factory=list)
+    empty_lists: dict[str, list[Row]] = field(default_factory=dict)
+
+
+@dataclass
+class _Plan:
+    """One batch's work after the import (no vectors: they are in the files)."""
+
+    projects: set[str]
+    tasks: list[PreparedTask]
+    episodes: list[Row]  # {project, id, props: {cites}} for situations and citations
+    chained_tasks: list[Row]
+    family_buckets: set[tuple[str, str]]
+    new_environments: set[tuple[str, str]]
+    snippets: list[PreparedSnippet]
+    snippet_episodes: list[Row]
+    batch: Batch  # its verdicts (the rest of its records are not kept)
+
+
+class BulkIngestor(Ingestor):
+    """The pipeline's preparation, writing import files instead of transactions."""
+
+    def __init__(
+        self, embedder: Embedder, *, batch_size: int = 1024, keep_details: bool = False
+    ) -> None:
+        # No store until `derive`: the files are written while there is no database yet.
+        super().__init__(cast("GraphStore", None), embedder, batch_size=batch_size,
+                         keep_details=keep_details)  # fmt: skip
+
+    async def write_files(
+        self,
+        items: Iterable[Item],
+        folder: Path,
+        *,
+        dead_letter: DeadLetter | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> BulkFiles:
+        run = IngestRun(IngestSummary(), False, dead_letter, on_progress)
+        graph = BulkGraph(BulkTables(folder / "import"))
+        plans: list[Path] = []
+        known_errors: set[tuple[str, str]] = set()
+        known_envs: set[tuple[str, str]] = set()
+        ahead = PrepareAhead(batches(items, self.batch_size, run.refused), self.embedder)
+        try:
+            async for batch, tasks, episodes, unprepared in ahead:
+                for item in unprepared:
+                    run.refused(item)
+                episodes = self._once(batch, episodes, graph.episodes, run)
+                write = WriteBatch(
+                    projects={t.project for t in tasks} | {e.project for e in episodes}
+                )
+                write.tasks = [t.row() for t in tasks]
+                await self._add_episodes(write, episodes)
+                await self._bulk_errors(write, episodes, known_errors)
+                keys = {(r["project"], r["key"]) for r in write.environments}
+                write.new_environments = keys - known_envs
+                known_envs |= keys
+                snippets = prepare_snippets(episodes, batch.snippets)
+                write.projects |= {s.project for s in snippets}
+                graph.add(write)
+                plans.append(self._keep(folder, len(plans), write, tasks, snippets, batch))
+                run.stored(Done(tasks, episodes, episodes, batch, snippets), write)
+        finally:
+            await ahead.aclose()
+        counts = graph.finish()
+        tools = [{"project": p, "name": n} for p, n in graph.tools]
+        args = list(graph.tables.arguments())
+        return BulkFiles(
+            folder, args, plans, counts, run.summary, tools=tools, empty_lists=graph.empty_lists
+        )
+
+    @staticmethod
+    def _once(
+        batch: Batch, episodes: list[PreparedEpisode], stored: set[tuple[str, str]],
+        run: IngestRun,
+    ) -> list[PreparedEpisode]:  # fmt: skip
+        """The batch's episodes, each id once (its last version, as the pipeline stores it);
+        one an earlier batch of the load holds already is refused with the reason."""
+        last = {(e.project, e.id): e for e in episodes}
+        kept = []
+        for key, episode in last.items():
+            if key in stored:
+                record = next(r for r in batch.episodes if r.id == episode.id)
+                run.refused(_again(batch, record, episode))
+                continue
+            kept.append(episode)
+        return kept
+
+    async def _bulk_errors(
+        self, write: WriteBatch, episodes: list[PreparedEpisode], known: set[tuple[str, str]]
+    ) -> None:
+        """As `Ingestor._add_errors`, with the errors of the load's earlier batches as the
+        stored ones (the store is empty until the import)."""
+        now = datetime.now(UTC)
+        distinct: dict[tuple[str, str], tuple[Any, datetime]] = {}
+        for ep in episodes:
+            for error in ep.errors:
+                distinct.setdefault((ep.project, error.key), (error, ep.created_at or now))
+                write.error_links.append({"project": ep.project, "episode_id": ep.id,
+                                          "key": error.key})  # fmt: skip
+        fresh = [key for key in distinct if key not in known]
+        known.update(fresh)
+        write.family_buckets = {(p, distinct[p, k][0].family_shape().bucket) for p, k in fresh}
+        vectors = await self.embedder.aencode(
+            [f"{distinct[k][0].kind}: {distinct[k][0].template}" for k in fresh]
+        )
+        embedded = {k: Vector(v.tolist()) for k, v in zip(fresh, vectors, strict=True)}
+        write.errors = [
+            error_row(project, error, seen, embedded.get((project, key)))
+            for (project, key), (error, seen) in distinct.items()
+        ]
+
+    @staticmethod
+    def _keep(
+        folder: Path, n: int, write: WriteBatch, tasks: list[PreparedTask],
+        snippets: list[PreparedSnippet], batch: Batch,
+    ) -> Path:  # fmt: skip
+        records = [r for r in batch.snippets if r.episode_id]
+        plan = _Plan(
+            projects=write.projects,
+            tasks=tasks,
+            episodes=[
+                {
+                    "project": r["project"],
+                    "id": r["id"],
+                    "props": {"cites": r["props"].get("cites")},
+                }
+                for r in write.episodes
+            ],
+            chained_tasks=write.chained_tasks,
+            family_buckets=write.family_buckets,
+            new_environments=write.new_environments,
+            snippets=snippets,
+            snippet_episodes=[{"project": r.project, "id": r.episode_id} for r in records],
+            batch=Batch(verdicts=batch.verdicts, snippets=batch.snippets),
+        )
+        path = folder / "plans" / f"{n:06d}.pickle"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL))
+        return path
+
+    # -- after the import ----------------------------------------------------------------
+    async def derive(self, files: BulkFiles, store: GraphStore) -> None:
+        """Every batch's plan in order over the imported graph (``store``), then the kept
+        counts."""
+        self.store = store
+        for label, rows in files.empty_lists.items():
+            for start in range(0, len(rows), _RECOUNT_PAGE):
+                page = rows[start : start + _RECOUNT_PAGE]
+                await store.run(f"bulk_empty_lists_{label.lower()}", rows=page)
+        for path in files.plans:
+            plan: _Plan = pickle.loads(path.read_bytes())  # noqa: S301 - written by write_files
+            await self._derive(plan, files.summary)
+        await self.store.run("migrate_error_counts")
+        for start in range(0, len(files.tools), _RECOUNT_PAGE):
+            await self.store.run("recount_tools", rows=files.tools[start : start + _RECOUNT_PAGE])
+
+    async def _derive(self, plan: _Plan, summary: IngestSummary) -> None:
+        write = WriteBatch(projects=set(plan.projects), imported=IMPORTED)
+        write.tasks = [t.row() for t in plan.tasks]
+        write.episodes = plan.episodes
+        write.chained_tasks = plan.chained_tasks
+        write.contexts = None  # read back from the imported steps, in the transaction
+        write.family_buckets = plan.family_buckets
+        write.new_environments = plan.new_environments
+        await self._snippets(write, plan)
+        done = Done(plan.tasks, [], [], plan.batch, plan.snippets)
+        resolved = {(t.project, t.id) for t in plan.tasks
+                    if t.props["status"] == TaskStatus.resolved}  # fmt: skip
+        resolved |= {(k["project"], k["id"]) for k in write.chained_tasks}
+        resolved |= await self._add_verdicts(write, done, summary)
+        write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
+        feedback = verdict_feedback_within(write.judged_runs) if write.judged_runs else None
+        await write_batch(
+            self.store, write, then=in_turn(refresh_within(write.chained_tasks), feedback)
+        )
+        if write.family_buckets:
+            await assign_families(self.store, write.family_buckets)
+        await self._staleness(write)
+
+    async def _snippets(self, write: WriteBatch, plan: _Plan) -> None:
+        """As `Ingestor._add_snippets`, from the snippets prepared with the files."""
+        snippets = plan.snippets
+        if not snippets:
+            return
+        write.projects |= {s.project for s in snippets}
+        todo = await snippets_to_embed(self.store, snippets)
+        await place_versions(self.store, snippets)
+        vectors = await self.embedder.aencode([s.text_for_embedding for s in todo])
+        embedded = {
+            (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
+        }
+        write.extra.extend(snippet_write_steps(snippets, embedded))
+        write.snippets = {(s.project, s.id) for s in snippets}
+        write.snippet_episodes = plan.snippet_episodes
+
+
+def _again(batch: Batch, record: Any, episode: PreparedEpisode) -> Refused:
+    raw = record.model_dump(mode="json", exclude_defaults=True)
+    reason = (
+        f"episode {episode.id} is in this bulk load twice: the files hold one version of "
+        "each; ingest the later one through the pipeline (`metisgraph ingest`)"
+    )
+    return refuse(batch.ref(record), raw, "id", reason)
+
+
+def plan_paths(folder: Path) -> Iterator[Path]:
+    yield from sorted((folder / "plans").glob("*.pickle"))
