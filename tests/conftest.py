@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j_homes import neo4j_test_home, scratch_home
 from scheduling import UNITS_KEY, group_and_order, make_scheduler, units_file
 
 from metisgraph.graph.embedded import EmbeddedNeo4j
@@ -96,14 +98,13 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
     if configured.external:
         yield configured
         return
-    home = os.environ.get("METISGRAPH_TEST_NEO4J_HOME", str(ROOT / ".metisgraph" / "test-neo4j"))
     port = int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688"))
     worker = _worker()
-    if worker:  # each parallel worker has a Neo4j of its own: no test sees another's store
-        home, port = f"{home}-{worker}", port + 1000 * worker
+    port += 1000 * worker  # each parallel worker has a Neo4j of its own: no test sees another's
+    home, in_memory = neo4j_test_home(ROOT, worker, port)
     embedded = EmbeddedNeo4j(
         EmbeddedNeo4jSettings(
-            home=Path(home),
+            home=home,
             port=port,
             heap="512m",
             heap_max="1g",
@@ -118,6 +119,8 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
     finally:
         if started and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
             embedded.stop()
+            if in_memory:  # memory is not a place to leave a store behind
+                shutil.rmtree(home, ignore_errors=True)
 
 
 def _free_port() -> int:
@@ -139,9 +142,10 @@ def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
     server): started on first use, on a free port, stopped at the end of the session."""
     if Neo4jSettings().external:
         pytest.skip("needs an embedded Neo4j of its own (NEO4J_URI is set)")
+    home, in_memory = scratch_home(tmp_path_factory)
     embedded = EmbeddedNeo4j(
         EmbeddedNeo4jSettings(
-            home=tmp_path_factory.mktemp("scratch-neo4j"),
+            home=home,
             port=_free_port(),
             heap="512m",
             heap_max="768m",
@@ -155,6 +159,8 @@ def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
         yield embedded
     finally:
         embedded.stop()
+        if in_memory:
+            shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture
