@@ -159,6 +159,57 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
     assert counts[story.billing].fixes == 0 and counts[story.shop].fixes >= 2
 
 
+async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
+    store: Any, embedder: Any, story: Story
+) -> None:
+    """After two fixes of the error (March's patch, May's upgrade), a June sighting is the
+    regression of May's fix, not of the first one; the earlier sightings keep March's."""
+    import json
+
+    from story import STORY
+
+    from metisgraph.ingest.adapters.base import SourceRef, validate_record
+    from metisgraph.ingest.pipeline.ingestor import Ingestor
+
+    may = next(
+        json.loads(line)
+        for line in STORY.read_text(encoding="utf-8").splitlines()
+        if '"id": "shop-report-may-s0"' in line
+    )
+    june = [
+        {
+            "record_type": "task",
+            "project": story.shop,
+            "id": "shop-report-june",
+            "agent": "ops-bot",
+            "goal": "The sales report fails once more",
+            "status": "abandoned",
+            "outcome": "failure",
+            "started_at": "2026-06-02T08:00:00Z",
+        },
+        {
+            **may,
+            "project": story.shop,
+            "id": "shop-report-june-s0",
+            "task_id": "shop-report-june",
+            "created_at": "2026-06-02T08:00:00Z",
+        },
+    ]
+    source = SourceRef("june", 1)
+    summary = await Ingestor(store, embedder).ingest([validate_record(r, source) for r in june])
+    assert summary.refused == 0, summary.refusals
+
+    result = await lineage(store, LineageRequest(members=await _members(store, story)))
+    fixes = {f.episode.id for f in result.fixes}
+    assert {"shop-report-march-s4", "shop-report-may-s1"} <= fixes
+    assert {r.episode.id: r.fix.id for r in result.recurrences} == {
+        "billing-totals-s0": "shop-report-march-s4",
+        "billing-totals-s1": "shop-report-march-s4",
+        "shop-report-may-s0": "shop-report-march-s4",
+        "shop-report-june-s0": "shop-report-may-s1",
+    }
+
+
 async def test_sightings_page_with_stable_cursors(store: Any, story: Story) -> None:
     members = await _members(store, story)
     whole = await lineage(store, LineageRequest(members=members))
