@@ -39,7 +39,7 @@ from metisgraph.ingest.adapters.base import Refused, refuse
 from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Batch, Done, Item, PrepareAhead, batches
 from metisgraph.ingest.pipeline.families import assign_families
-from metisgraph.ingest.pipeline.ingestor import Ingestor
+from metisgraph.ingest.pipeline.ingestor import Ingestor, stage_snippets
 from metisgraph.ingest.pipeline.neighbours import refresh_within
 from metisgraph.ingest.pipeline.rows import error_row
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
@@ -47,10 +47,7 @@ from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
 from metisgraph.ingest.records import TaskStatus
 from metisgraph.ingest.snippets.batch import (
     PreparedSnippet,
-    place_versions,
     prepare_snippets,
-    snippet_write_steps,
-    snippets_to_embed,
 )
 
 __all__ = ["BulkFiles", "BulkIngestor"]
@@ -251,19 +248,7 @@ class BulkIngestor(Ingestor):
 
     async def _snippets(self, write: WriteBatch, plan: _Plan) -> None:
         """As `Ingestor._add_snippets`, from the snippets prepared with the files."""
-        snippets = plan.snippets
-        if not snippets:
-            return
-        write.projects |= {s.project for s in snippets}
-        todo = await snippets_to_embed(self.store, snippets)
-        await place_versions(self.store, snippets)
-        vectors = await self.embedder.aencode([s.text_for_embedding for s in todo])
-        embedded = {
-            (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
-        }
-        write.extra.extend(snippet_write_steps(snippets, embedded))
-        write.snippets = {(s.project, s.id) for s in snippets}
-        write.snippet_episodes = plan.snippet_episodes
+        await stage_snippets(self.store, self.embedder, write, plan.snippets, plan.snippet_episodes)
 
 
 def _again(batch: Batch, record: Any, episode: PreparedEpisode) -> Refused:

@@ -201,20 +201,8 @@ class Ingestor:
         Returns the prepared snippets (several may share an id).
         """
         snippets = await anyio.to_thread.run_sync(prepare_snippets, episodes, records)
-        if not snippets:
-            return []
-        write.projects |= {s.project for s in snippets}
-        todo = await snippets_to_embed(self.store, snippets)
-        await place_versions(self.store, snippets)
-        vectors = await self.embedder.aencode([s.text_for_embedding for s in todo])
-        embedded = {
-            (s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)
-        }
-        write.extra.extend(snippet_write_steps(snippets, embedded))
-        write.snippets = {(s.project, s.id) for s in snippets}
-        write.snippet_episodes = [
-            {"project": r.project, "id": r.episode_id} for r in records if r.episode_id
-        ]
+        cited = [{"project": r.project, "id": r.episode_id} for r in records if r.episode_id]
+        await stage_snippets(self.store, self.embedder, write, snippets, cited)
         return snippets
 
     async def _write(self, write: WriteBatch, done: Done, run: IngestRun) -> None:
@@ -308,3 +296,24 @@ class Ingestor:
             error_row(project, error, seen, embedded.get((project, key)))
             for (project, key), (error, seen) in distinct.items()
         ]
+
+
+async def stage_snippets(
+    store: GraphStore,
+    embedder: Embedder,
+    write: WriteBatch,
+    snippets: list[PreparedSnippet],
+    snippet_episodes: list[dict[str, Any]],
+) -> None:
+    """Put prepared snippets into a batch's write: versions placed, the new ones embedded
+    once, their write steps queued (the pipeline and the bulk path alike)."""
+    if not snippets:
+        return
+    write.projects |= {s.project for s in snippets}
+    todo = await snippets_to_embed(store, snippets)
+    await place_versions(store, snippets)
+    vectors = await embedder.aencode([s.text_for_embedding for s in todo])
+    embedded = {(s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)}
+    write.extra.extend(snippet_write_steps(snippets, embedded))
+    write.snippets = {(s.project, s.id) for s in snippets}
+    write.snippet_episodes = snippet_episodes
