@@ -45,15 +45,20 @@ run: install
 # suite is half waiting on Neo4j and on subprocesses. Modules sharing a costly session
 # fixture go to one worker, the costliest first (tests/scheduling.py). A given NEO4J_URI is
 # one server for every test: one process then.
+# Each worker rewrites the asserts of every test module it collects (~5 s): kept in
+# tests/__pycache__ for the next run, even where PYTHONDONTWRITEBYTECODE is set.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 test: install
-	$(BIN)/pytest $(XDIST) --durations=15
+	$(PYTEST) $(XDIST) --durations=15
 
-# The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, no test of minutes.
+# The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, and no test marked `slow`:
+# one that takes more than 1.5 s (set-up of its own + call) in this run on a 2-core machine
+# (pyproject.toml's markers). A module's other tests stay in.
 test-fast: install
-	$(BIN)/pytest $(XDIST) -m "not slow and not browser and not sandbox and not shared" --durations=15
+	$(PYTEST) $(XDIST) -m "not slow and not browser and not sandbox and not shared" --durations=15
 
 lint: install
 	$(BIN)/ruff check .

@@ -35,10 +35,11 @@ COSTLY_FIXTURES: dict[str, float] = {
     "shared_trajectories": 40.0,  # every run of ../shared/trajectories, stand-in model
     "scratch_neo4j": 20.0,  # a JVM started for the tests that kill, stop or wipe it
 }
-# A test's own cost by what it is marked (s): a JVM or a CLI process of its own, a
-# sandboxed run, a browser page; else a call on the warm store and the model, else (no
-# store, no model) hundredths of a second.
-MARKED_COST: dict[str, float] = {"slow": 15.0, "browser": 2.0, "sandbox": 1.5}
+# A test's own cost by what it is marked (s): a test of a few seconds (``slow``: those of
+# more, a JVM or a CLI process of their own, say theirs, ``slow(50)``), a sandboxed run, a
+# browser page; else a call on the warm store and the model, else (no store, no model)
+# hundredths of a second.
+MARKED_COST: dict[str, float] = {"slow": 4.0, "browser": 2.0, "sandbox": 1.5}
 SERVICE_COST, PLAIN_COST = 0.4, 0.02
 SERVICES = frozenset({"neo4j_settings", "embedder"})
 
@@ -66,10 +67,17 @@ class _Units:
 
 
 def _item_cost(item: pytest.Item) -> float:
-    marked = [cost for name, cost in MARKED_COST.items() if name in item.keywords]
+    marked = [_marked_cost(item, name, cost) for name, cost in MARKED_COST.items()
+              if name in item.keywords]  # fmt: skip
     if marked:
         return max(marked)
     return SERVICE_COST if SERVICES & set(getattr(item, "fixturenames", ())) else PLAIN_COST
+
+
+def _marked_cost(item: pytest.Item, name: str, default: float) -> float:
+    """The seconds a marker names (``slow(50)``), else its kind's."""
+    marker = item.get_closest_marker(name)
+    return float(marker.args[0]) if marker is not None and marker.args else default
 
 
 def group_and_order(

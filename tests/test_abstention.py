@@ -163,6 +163,7 @@ def test_a_question_just_over_the_gate_needs_a_memory_that_stands_out() -> None:
     assert not judge(crowd[:2], asked).abstained  # two hits say nothing about a crowd
 
 
+@pytest.mark.slow
 def test_a_store_measures_its_own_gate_and_keeps_it(
     gql: Any, project: str, neo4j_settings: Neo4jSettings
 ) -> None:
@@ -219,6 +220,7 @@ def test_a_request_sets_its_own_threshold(gql: Any, project: str) -> None:
     assert "abstainBelow must be between 0 and 1" in bad["errors"][0]["message"]
 
 
+@pytest.mark.slow
 def test_maintain_measures_the_gate_again(
     gql: Any, project: str, neo4j_settings: Neo4jSettings
 ) -> None:
@@ -250,6 +252,7 @@ query($p: String!, $goal: String!, $below: Float) {
 }"""
 
 
+@pytest.mark.slow
 def test_plan_context_takes_the_request_threshold_too(gql: Any, project: str) -> None:
     _record(gql, project, BUILD)
     goal = "Make the build stop running out of memory in the container"

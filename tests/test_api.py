@@ -77,6 +77,7 @@ def test_health_and_readiness(client: Any) -> None:
     assert body["neo4j_version"]
 
 
+@pytest.mark.slow
 def test_recall_finds_a_paraphrase_by_meaning(gql: Any, project: str) -> None:
     for ident, summary, outcome in EPISODES:
         assert _record(gql, project, ident, summary, outcome)["status"] == "written"
@@ -192,6 +193,7 @@ def test_tokens_guard_every_operation(token_client: Any) -> None:
         assert re.search(r"not allowed to (read|write|review|admin) project\(s\): team-b", message)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_demo_memory_answers_a_paraphrase(
     store: Any, embedder: Any, project: str
@@ -268,6 +270,7 @@ mutation($project: String!, $id: String!, $note: String) {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_secrets_in_tags_tools_and_review_notes_are_never_stored(
     gql: Any, store: Any, project: str
@@ -350,6 +353,7 @@ mutation($input: EpisodeInput!) {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_long_log_keeps_its_head_and_tail_and_says_so(
     gql: Any, store: Any, project: str

@@ -147,6 +147,7 @@ def _snippet_ids(gql: Any, project: str) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_snippet_whose_conditions_do_not_hold_ranks_below_one_whose_do(
     gql: Any, project: str
 ) -> None:

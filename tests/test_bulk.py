@@ -33,6 +33,7 @@ def _sample(fixtures: Path, project: str) -> list[Any]:
     return items
 
 
+@pytest.mark.slow(50)
 async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
     store: Any, scratch_neo4j: Any, project: str, fixtures_dir: Path, tmp_path: Path
 ) -> None:

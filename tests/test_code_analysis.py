@@ -128,6 +128,7 @@ def test_public_api_is_what_it_claims() -> None:
     assert public - modules == exported
 
 
+@pytest.mark.slow
 def test_pathological_input_is_analysed_in_bounded_time() -> None:
     # Each of these once took minutes: a quadratic URL scheme scan, a grammar that backtracks,
     # an O(n²) overlap check and an O(n²) patch symbol scan.

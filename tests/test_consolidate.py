@@ -55,6 +55,7 @@ async def _patterns(store: Any, project: str) -> list[dict[str, Any]]:
     )
 
 
+@pytest.mark.slow
 async def test_maintain_merges_groups_and_retires(store: Any, embedder: Any, project: str) -> None:
     await _ingest(store, embedder, project)
     report = await consolidate(store, project)
@@ -101,6 +102,7 @@ async def test_maintain_merges_groups_and_retires(store: Any, embedder: Any, pro
     assert all(s["recallable"] for s in snippets if "success" in s["outcomes"])
 
 
+@pytest.mark.slow
 async def test_second_run_changes_nothing_and_new_episodes_join(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -34,6 +34,7 @@ async def _ask(store: Any, embedder: Any, question: Question) -> Any:
     return await recall(store, prepared.request, prepared.vectors(embedder))
 
 
+@pytest.mark.slow
 async def test_pattern_ranks_above_its_members(store: Any, embedder: Any, project: str) -> None:
     await _maintained(store, embedder, project)
     both = RecallFilters(memory_types=MEMORY_TYPES)

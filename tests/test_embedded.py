@@ -72,7 +72,7 @@ def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) 
         driver.verify_connectivity()
 
 
-@pytest.mark.slow
+@pytest.mark.slow(50)
 def test_start_status_stop_lifecycle_and_the_aot_cache_of_the_first_run(tmp_path: Path) -> None:
     """Start, status, stop of the embedded server as the product runs it. Issue 23 (warm
     from the first minute): on Java 25+ that first run records an AOT cache (classes, the
@@ -152,6 +152,7 @@ def test_the_password_is_set_once_per_password_and_store(tmp_path: Path) -> None
     assert embedded._password_to_set() == embedded.password()
 
 
+@pytest.mark.slow
 def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
     env: dict[str, Any] = {
         **os.environ,

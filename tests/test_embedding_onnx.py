@@ -96,6 +96,7 @@ def test_torch_when_asked_or_when_the_model_has_another_shape(tmp_path: Path) ->
     assert other.encode_queries(["q"], tenant="t").shape == (1, 3)
 
 
+@pytest.mark.slow
 def test_long_questions_go_to_the_int8_graph_short_ones_stay_on_the_float_one(
     onnx_embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:

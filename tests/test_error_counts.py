@@ -83,6 +83,7 @@ async def _assert_true(store: Any, project: str) -> dict[str, list[Any]]:
     return {key: truth for key, (truth, _) in counts.items()}
 
 
+@pytest.mark.slow
 async def test_error_counts_kept_at_write_time_and_true_after_rewrite_and_forget(
     store: Any, project: str
 ) -> None:

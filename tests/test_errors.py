@@ -646,6 +646,7 @@ def _cpu_seconds(text: str, runs: int) -> float:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from metisgraph_client import Client
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "fix_failing_test.py"
@@ -24,6 +26,7 @@ def _example() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_the_second_run_follows_the_first_and_the_control_repeats_it(
     api_url: str, project: str, tmp_path: Path
 ) -> None:

@@ -41,6 +41,7 @@ async def _counts(store: Any, project: str) -> tuple[int, int]:
     return nodes, edges
 
 
+@pytest.mark.slow
 async def test_json_export_is_node_link_networkx_reads(store: Any, story: Story) -> None:
     text = await _text(store, story.shop, "json", model="m", dimension=384)
     graph = nx.node_link_graph(json.loads(text), edges="edges")
@@ -61,6 +62,7 @@ async def test_json_export_is_node_link_networkx_reads(store: Any, story: Story)
     assert "scope" in episode  # carried, so an import can give the new project its own
 
 
+@pytest.mark.slow
 async def test_export_import_export_gives_the_same_graph(store: Any, story: Story) -> None:
     text = await _text(store, story.shop, "json", model="all-MiniLM-L6-v2", dimension=384)
     before = await digest_project(store, story.shop)

@@ -106,6 +106,7 @@ def _rank(hits: list[dict[str, Any]], memory: str) -> int:
     return [h["episode"]["id"] for h in hits].index(memory)
 
 
+@pytest.mark.slow
 def test_posterior_after_given_outcomes(gql: Any, project: str) -> None:
     _record(gql, [{"project": project, "id": "fix", "summary": "Raised the JVM heap to 4g",
                    "source": "executed", "outcome": "success"}])  # fmt: skip
@@ -153,6 +154,7 @@ def test_applied_in_must_name_an_episode(gql: Any, project: str) -> None:
     assert "appliedIn: a memory is not applied in itself" in body["errors"][0]["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_applied_in_is_linked(gql: Any, store: Any, project: str) -> None:
     _record(gql, [{"project": project, "id": "tip", "summary": "Clear the pip cache first"}])
@@ -212,6 +214,7 @@ def _fixes_in_order(hits: list[dict[str, Any]]) -> tuple[str, str]:
     return first, second
 
 
+@pytest.mark.slow
 def test_three_failures_move_the_top_hit_below_a_confirmed_alternative(
     gql: Any, leak_project: str
 ) -> None:
@@ -229,6 +232,7 @@ def test_three_failures_move_the_top_hit_below_a_confirmed_alternative(
     assert factors["confidence"] < 1.0  # below a coin flip's weight: it lowers the hit
 
 
+@pytest.mark.slow
 def test_one_failure_does_not_flip_a_well_confirmed_memory(gql: Any, leak_project: str) -> None:
     p = leak_project
     top, other = _fixes_in_order(_recall(gql, p, QUESTION))
@@ -243,6 +247,7 @@ def test_one_failure_does_not_flip_a_well_confirmed_memory(gql: Any, leak_projec
     assert (why["successes"], why["failures"], why["independentConfirmations"]) == (4, 1, 4)
 
 
+@pytest.mark.slow
 def test_confirmations_from_three_tasks_count_more_than_three_from_one(
     gql: Any, project: str
 ) -> None:
@@ -292,6 +297,7 @@ def _ran_fetch(project: str, episode: str, task: str, outcome: str) -> dict[str,
             "action": {"type": "command", "command": command}}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_episodes_that_ran_code_report_its_outcome(gql: Any, project: str) -> None:
     def stats() -> dict[str, Any]:
         body = gql(SNIPPET, {"p": project, "q": "fetch json over http"})

@@ -93,6 +93,7 @@ async def _one(store: Any, text: str, project: str) -> dict[str, Any]:
     return dict(rows[0])
 
 
+@pytest.mark.slow
 async def test_a_forgotten_episode_leaves_no_text_behind(
     store: Any, embedder: Any, gql: Any, project: str
 ) -> None:

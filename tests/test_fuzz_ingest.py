@@ -121,6 +121,7 @@ def _breach(path: Path, number: int, line: Line, refusals: list[Refused]) -> str
     return f"{path.name}:{number} {line.mutations} expected {line.expect}; {reasons[:1]}"
 
 
+@pytest.mark.slow
 async def test_mutated_records_are_refused_with_a_reason_or_written(
     store: Any, project: str, tmp_path: Path
 ) -> None:

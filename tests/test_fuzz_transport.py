@@ -11,6 +11,7 @@ import json
 import os
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ def test_fuzzed_bodies(
     _fine(client.post(path, content=crafted, headers=headers), "bodies")
 
 
+@pytest.mark.slow
 @FUZZ
 @given(document=st.sampled_from(DOCUMENTS), variables=st.dictionaries(
     st.sampled_from(["p", "q", "k", "v", "i", "id", "x"]), JSON_VALUES, max_size=5))  # fmt: skip
@@ -92,6 +94,7 @@ HEADER_TEXT = st.text(
 )
 
 
+@pytest.mark.slow(12)
 @FUZZ
 @given(
     name=st.sampled_from(
@@ -111,6 +114,7 @@ def test_fuzzed_headers(client: Any, name: str, value: str, method: str) -> None
     _fine(answer, "headers")
 
 
+@pytest.mark.slow  # counts the slow kinds too: with them
 def test_the_fuzz_ran_its_cases() -> None:
     """Runs last in this module: each kind's examples reached ``_fine`` (hypothesis may stop
     a kind early when it has tried every case it can make); the counts go to the report."""

@@ -29,7 +29,7 @@ from metisgraph.ingest.adapters.base import SourceRef
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(25)]
 
 TASKS, STEPS, BATCH = 12, 6, 8  # 84 records in 11 batches: a kill lands mid-way
 TRACE = """Traceback (most recent call last):

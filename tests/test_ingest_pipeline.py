@@ -62,6 +62,7 @@ async def _fingerprint(store: Any, project: str) -> str:
     return hashlib.sha256("\n".join(canonical).encode()).hexdigest()
 
 
+@pytest.mark.slow(12)
 async def test_planted_secrets_never_reach_the_graph(
     store: Any, cli_in_process: Any, project: str, fixtures_dir: Path, tmp_path: Path
 ) -> None:
@@ -76,7 +77,7 @@ async def test_planted_secrets_never_reach_the_graph(
     assert survivors == [], survivors
 
 
-@pytest.mark.slow  # `metisgraph ingest` in a process of its own: the entry point, as installed
+@pytest.mark.slow(10)  # `metisgraph ingest` in a process of its own: the entry point, as installed
 async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     store: Any, neo4j_settings: Neo4jSettings, project: str, tmp_path: Path
 ) -> None:
@@ -105,7 +106,7 @@ async def test_cli_refuses_bad_records_keeps_them_and_writes_the_rest(
     assert [r["id"] for r in stored] == ["g1", "g2"]
 
 
-@pytest.mark.slow  # the fixture trajectories ingested twice with the real model (~7 s)
+@pytest.mark.slow(8)  # the fixture trajectories ingested twice with the real model (~7 s)
 async def test_ingesting_the_same_trajectories_twice_changes_nothing(
     store: Any, cli_in_process: Any, project: str, fixtures_dir: Path
 ) -> None:
@@ -119,6 +120,7 @@ async def test_ingesting_the_same_trajectories_twice_changes_nothing(
     assert "│     0 │" in second.stdout or " 0 " in second.stdout  # nothing written
 
 
+@pytest.mark.slow
 async def test_a_trajectory_becomes_a_task_with_a_chain_errors_tools_and_environment(
     store: Any, embedder: Any, project: str, fixtures_dir: Path
 ) -> None:
@@ -148,6 +150,7 @@ async def test_a_trajectory_becomes_a_task_with_a_chain_errors_tools_and_environ
     assert counts[0]["hits"] > 0 and counts[0]["tools"] > 0
 
 
+@pytest.mark.slow
 async def test_environments_are_fingerprinted_with_their_packages(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -174,6 +177,7 @@ async def test_environments_are_fingerprinted_with_their_packages(
     assert sorted(rows[0]["pkgs"]) == [["numpy", "1.26.4"], ["pandas", "2.2.1"]]
 
 
+@pytest.mark.slow
 async def test_a_resolved_task_marks_its_open_episodes_and_resolves_its_errors(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -244,6 +248,7 @@ _MEMORY_LINKS = {
 _DEPLOY_LINKS = {"TAGGED": ["area:deploy"], "USED_TOOL": ["kubectl"]}
 
 
+@pytest.mark.slow
 async def test_an_episode_recorded_again_with_other_content_keeps_no_stale_links(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -123,6 +123,7 @@ def _mcp_recall(url: str, project: str, token: str | None = None) -> str:
     return anyio.run(call)
 
 
+@pytest.mark.slow
 def test_instance_details_reach_no_reader_by_default(
     client: Any,
     gql: Any,
@@ -261,6 +262,7 @@ def opted_in(neo4j_settings: Any, app_settings: Any, embedder: Any) -> Iterator[
         yield OptedIn(client, neo4j_settings, project, tokens)
 
 
+@pytest.mark.slow
 def test_opted_in_details_are_for_admins_alone_and_go_with_forget(opted_in: OptedIn) -> None:
     p = opted_in.project
     record = _episode(p, f"task-{uuid.uuid4().hex[:6]}")

@@ -467,6 +467,7 @@ def test_every_field_and_every_naming_argument_has_a_case(app_settings: Any) -> 
     assert not uncovered, f"project or id arguments no case fills with B's: {sorted(uncovered)}"
 
 
+@pytest.mark.slow
 def test_a_token_for_a_never_reads_or_links_b(walk: Walk) -> None:
     before = _b_state(walk)
     for name, case in CASES.items():

@@ -118,6 +118,7 @@ def test_every_root_field_needs_a_named_scope(app_settings: Any) -> None:
     assert fields == set(REQUIRED)
 
 
+@pytest.mark.slow
 def test_each_scope_allows_what_it_names_and_no_more(keys: Keys) -> None:
     p = keys.project
     assert "errors" not in keys.body("read", RECALL, p=p)
@@ -151,6 +152,7 @@ def test_no_token_or_a_wrong_one_is_401(keys: Keys) -> None:
     assert keys.ask("mgk_000000000000_" + "A" * 43, RECALL, p=keys.project).status_code == 401
 
 
+@pytest.mark.slow
 def test_a_revoked_key_stops_within_the_cache_lifetime(keys: Keys) -> None:
     from metisgraph.api.keys import KEY_CACHE_S, revoke_key
 
@@ -273,6 +275,7 @@ def test_a_long_project_name_cannot_break_the_audit_write(keys: Keys) -> None:
     assert after == before  # every entry kept ("audit entry not kept" before)
 
 
+@pytest.mark.slow
 def test_pending_memories_reach_only_callers_who_may_review(keys: Keys) -> None:
     """Issue 30, item 5: a risky memory waiting for review (``rm -rf /``) is kept from the
     recall and planContext of a key that cannot review it; a reviewer sees it, flagged."""

@@ -171,6 +171,7 @@ def test_a_token_reads_its_projects_only(api: Any, story: Story) -> None:
     assert [p["name"] for p in listed] == [story.shop]
 
 
+@pytest.mark.slow
 def test_another_tenants_ids_are_not_found_like_unknown_ones(api: Any, story: Story) -> None:
     theirs = {
         "error": NodeRef("Error", story.billing, numpy_error_key()).id,

@@ -88,6 +88,7 @@ async def test_a_failed_task_claims_no_fix_without_evidence(
     assert await _links(store, project) == []
 
 
+@pytest.mark.slow
 async def test_migration_4_replaces_the_links_of_the_old_rules(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -20,7 +20,7 @@ from metisgraph.graph.settings import Neo4jSettings
 CLI = str(Path(sys.executable).parent / "metisgraph")
 # The first command of each test runs as a process of its own (the entry point, as
 # installed); the others in this process with the session's model (``cli_in_process``).
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(8)]
 
 NUMPY_ERROR = "AttributeError: module 'numpy' has no attribute 'float'"
 

@@ -176,6 +176,7 @@ def cli() -> typer.Typer:
     return root
 
 
+@pytest.mark.slow
 def test_eval_lineage_scores_a_run_through_ingest_and_the_graph(
     cli: typer.Typer,
     neo4j_settings: Neo4jSettings,

@@ -77,6 +77,7 @@ async def test_fixes_are_derived_again_not_doubled(store: Any, embedder: Any, st
     assert after == before > 0
 
 
+@pytest.mark.slow
 async def test_lineage_across_projects_with_its_fix_and_regression(
     store: Any, story: Story
 ) -> None:
@@ -159,6 +160,7 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
     assert counts[story.billing].fixes == 0 and counts[story.shop].fixes >= 2
 
 
+@pytest.mark.slow
 async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
     store: Any, embedder: Any, story: Story
 ) -> None:
@@ -228,6 +230,7 @@ async def test_sightings_page_with_stable_cursors(store: Any, story: Story) -> N
         LineageRequest(members=members, limit=100_000)
 
 
+@pytest.mark.slow
 async def test_window_bounds_sightings_but_keeps_the_fix_before_it(
     store: Any, story: Story
 ) -> None:
@@ -243,6 +246,7 @@ async def test_window_bounds_sightings_but_keeps_the_fix_before_it(
     assert any(f.episode.id == "shop-report-march-s4" for f in result.fixes)
 
 
+@pytest.mark.slow
 async def test_a_fixed_number_of_queries_whatever_the_sightings(store: Any, story: Story) -> None:
     class Counting:
         def __init__(self, inner: Any) -> None:

@@ -123,12 +123,14 @@ def test_mcp_answers_only_to_allowed_host_names(api_url: str) -> None:
     assert {t["name"] for t in listed.json()["result"]["tools"]} == TOOLS
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tools_over_stdio_proxy_to_the_api(api_url: str, project: str) -> None:
     async with over_stdio(api_url) as session:
         await _record_and_recall(session, project)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_token_scopes_apply_to_mcp_tools(
     app_settings: Any, embedder: Any, serve: Any, store: Any, project: str

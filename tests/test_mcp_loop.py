@@ -30,6 +30,7 @@ def _refused(called: Any, scope: str, project: str) -> None:
     assert f"not allowed to {scope} project(s): {project}" in called.content[0].text
 
 
+@pytest.mark.slow
 async def test_loop_tools_review_verify_and_maintain_under_graphql_scopes(
     app_settings: Any, embedder: Any, serve: Any, store: Any, project: str
 ) -> None:

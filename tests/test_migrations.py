@@ -159,6 +159,7 @@ async def _ingest_with_old_rules(
     return old_keys
 
 
+@pytest.mark.slow
 async def test_resigning_moves_every_link_to_the_new_keys_and_merges_what_now_agrees(
     store: Any, embedder: Any, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -287,6 +288,7 @@ async def _reports(store: Any, project: str) -> int:
     return int(rows[0]["n"])
 
 
+@pytest.mark.slow
 async def test_migration_3_in_many_batches_gives_the_graph_of_one(
     store: Any, embedder: Any, project: str
 ) -> None:

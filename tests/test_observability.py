@@ -183,6 +183,7 @@ async def test_past_the_limit_callers_get_503_with_retry_after_and_probes_still_
     assert limited.waiting == 0
 
 
+@pytest.mark.slow
 def test_a_write_stops_retrying_neo4j_at_the_api_bound(
     app_settings: Any, embedder: Any, dead_port: int
 ) -> None:

@@ -78,6 +78,7 @@ def remembered(gql: Any, project: str) -> str:
     return project
 
 
+@pytest.mark.slow
 def test_plan_context_numbers_what_to_follow_avoid_and_reuse(gql: Any, remembered: str) -> None:
     plan = _plan(gql, remembered, error=TRACE, environment=ENVIRONMENT, state="load.py exists")
     memories = plan["memories"]
@@ -292,6 +293,7 @@ mutation($project: String!, $id: String!) {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_pattern_reaches_the_plan_above_its_member_and_is_cited(
     gql: Any, store: Any, embedder: Any, project: str

@@ -40,6 +40,7 @@ def cli() -> typer.Typer:
     return root
 
 
+@pytest.mark.slow
 def test_eval_plan_scores_the_fixed_errors_of_a_run(
     cli: typer.Typer,
     neo4j_settings: Neo4jSettings,

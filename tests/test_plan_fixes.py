@@ -74,6 +74,7 @@ async def fixed(gql: Any, store: Any, project: str) -> str:
     return project
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_recall_hits_carry_what_fixed_their_error_fixes_first(gql: Any, fixed: str) -> None:
     body = gql(RECALL, {"project": fixed, "query": f"django/django: {ERROR}"})

@@ -77,6 +77,7 @@ def outcomes_project(gql: Any, project: str) -> str:
     return project
 
 
+@pytest.mark.slow
 def test_filters_narrow_what_comes_back(gql: Any, outcomes_project: str) -> None:
     question = "memory keeps growing, a leak in the parser?"
     assert set(_ids(_recall(gql, outcomes_project, question))) >= {"old-fail", "new-fix"}
@@ -168,6 +169,7 @@ def test_cross_project_recall_reads_only_the_projects_named(gql: Any, project: s
     assert {h["episode"]["project"] for h in both["hits"]} == {project, other}
 
 
+@pytest.mark.slow
 def test_expansion_walks_the_bridge(gql: Any, project: str) -> None:
     task = {"project": project, "id": "t1", "goal": "Make the CSV export fast again",
             "status": "resolved", "outcome": "success"}  # fmt: skip
@@ -227,6 +229,7 @@ def test_expansion_walks_the_bridge(gql: Any, project: str) -> None:
     assert any("pandas" in r for r in verdict["compatibility"]["reasons"])
 
 
+@pytest.mark.slow
 def test_conflicting_memories_come_side_by_side(gql: Any, project: str) -> None:
     _record(gql, [
         {"project": project, "id": "c-yes", "taskId": "ta", "outcome": "success",

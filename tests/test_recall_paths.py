@@ -46,6 +46,7 @@ def _vectors(embedder: Any) -> QuestionVectors:
     return QuestionVectors(embedder.encode([QUESTION])[0].tolist())
 
 
+@pytest.mark.slow
 async def test_in_index_and_overfetch_find_the_same_filtered_memories(
     store: Any, embedder: Any, project: str
 ) -> None:

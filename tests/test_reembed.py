@@ -20,7 +20,7 @@ from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 from metisgraph.ingest.reembed import reembed
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(15)]
 
 TRACE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 42, in run

@@ -52,6 +52,7 @@ def test_metrics_of_one_ranking() -> None:
     }
 
 
+@pytest.mark.slow
 def test_eval_retrieval_prints_the_figures_as_json(
     cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path
 ) -> None:
@@ -90,6 +91,7 @@ def _count(settings: Neo4jSettings, cypher: str, prefix: str) -> int:
     return int(records[0]["n"])
 
 
+@pytest.mark.slow
 def test_eval_retrieval_keeps_nothing_unless_asked(
     cli: typer.Typer,
     runner: CliRunner,
@@ -165,6 +167,7 @@ def run_extended(
     return run
 
 
+@pytest.mark.slow
 def test_eval_retrieval_removes_every_project_it_created(
     run_extended: Any, neo4j_settings: Neo4jSettings
 ) -> None:
@@ -200,6 +203,7 @@ def test_eval_retrieval_goes_on_past_a_question_that_fails(
     assert _count(neo4j_settings, NODES_UNDER, namespace) == 0
 
 
+@pytest.mark.slow(12)
 def test_eval_retrieval_counts_abstentions_on_off_topic_questions(
     cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
 ) -> None:

@@ -13,6 +13,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 XDIST = ("-n", "2", "--dist", "loadgroup")  # the Makefile's
@@ -59,6 +63,7 @@ def test_alone():
 """
 
 
+@pytest.mark.slow
 def test_modules_sharing_a_costly_fixture_run_on_one_worker_that_builds_it_once(
     tmp_path: Path,
 ) -> None:
@@ -87,3 +92,30 @@ def test_modules_sharing_a_costly_fixture_run_on_one_worker_that_builds_it_once(
     assert runs["test_grouped_a"] == runs["test_grouped_b"], runs
     assert (out / "builds").read_text().splitlines() == [runs["test_grouped_a"]]
     assert {"gw0", "gw1"} == set(runs.values()), runs  # and both workers had work
+
+
+class _Item:
+    """What group_and_order reads of a collected test."""
+
+    def __init__(self, nodeid: str, *marks: pytest.MarkDecorator) -> None:
+        self.nodeid, self.fixturenames = nodeid, ["neo4j_settings"]
+        self.marks = [mark.mark for mark in marks]
+        self.keywords = {mark.name for mark in self.marks}
+
+    def get_closest_marker(self, name: str) -> pytest.Mark | None:
+        return next((mark for mark in self.marks if mark.name == name), None)
+
+
+def test_a_slow_test_that_names_its_seconds_is_costed_by_them() -> None:
+    """``slow`` is a test of a few seconds (most are: the inner loop leaves out all above
+    1.5 s); one of minutes says so, ``slow(50)``, and its module goes out first — ahead of a
+    module of three plain ``slow`` tests, behind none of the tests of seconds."""
+    from scheduling import group_and_order
+
+    minute = _Item("tests/test_minute.py::test_it", pytest.mark.slow(50))
+    seconds = [_Item(f"tests/test_seconds.py::test_{n}", pytest.mark.slow) for n in range(3)]
+    plain = _Item("tests/test_plain.py::test_it")
+    items: list[Any] = [plain, *seconds, minute]
+    group_and_order(SimpleNamespace(), items)  # type: ignore[arg-type]
+    assert [item.nodeid for item in items] == [
+        minute.nodeid, *(item.nodeid for item in seconds), plain.nodeid]  # fmt: skip

@@ -84,6 +84,7 @@ def executor(step: Step) -> Observation:
     return Observation("unknown command", success=False, done=True)
 
 
+@pytest.mark.slow
 def test_the_loop_learns_from_its_first_run(api_url: str, project: str) -> None:
     with Client(api_url) as client:
         first = run_task(client, project, GOAL, model=scripted_model, executor=executor)
@@ -181,6 +182,7 @@ class _DroppedAnswer(httpx.BaseTransport):
         self._inner.close()
 
 
+@pytest.mark.slow
 def test_an_outcome_resent_after_a_dropped_answer_counts_once(api_url: str, project: str) -> None:
     with Client(api_url) as client:
         client.record_episode(project, "read the csv as latin-1", id="ep-reused",
@@ -238,6 +240,7 @@ class _Seen(httpx.HTTPTransport):
         return response
 
 
+@pytest.mark.slow
 def test_a_rate_refusal_is_waited_out_even_for_an_outcome(
     api_url: str, project: str, key: Callable[..., str]
 ) -> None:

@@ -7,6 +7,7 @@ import threading
 import time
 from typing import Any
 
+import pytest
 import uvicorn
 
 from metisgraph.api.cli.main import serve_options
@@ -35,6 +36,7 @@ def _answer(connection: socket.socket) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_a_caller_that_waits_out_retry_after_finds_its_connection_open() -> None:
     # A caller told "Retry-After: 5" (Neo4j away) waits 5 s and sends again on the
     # connection it kept. uvicorn's default closed idle connections after 5 s, so the second

@@ -44,6 +44,7 @@ async def _snippets(store: GraphStore, project: str) -> list[dict[str, Any]]:
     )
 
 
+@pytest.mark.slow
 async def test_snippets_from_a_run_carry_the_test_command_the_run_used(
     store: GraphStore, embedder: Any, project: str
 ) -> None:

@@ -83,6 +83,7 @@ def _library(gql: Any, project: str) -> dict[str, str]:
     return ids
 
 
+@pytest.mark.slow
 def test_search_by_import_and_by_call(gql: Any, project: str) -> None:
     ids = _library(gql, project)
     by_import = _search(gql, project, imports=["sqlalchemy"])
@@ -347,6 +348,7 @@ def _facets(gql: Any, project: str, **args: Any) -> list[str]:
     return sorted(h["snippet"]["id"] for h in body["data"]["searchSnippets"])
 
 
+@pytest.mark.slow
 def test_search_by_signature_file_and_symbol(gql: Any, project: str) -> None:
     """The signature's name and parameter names, the files a patch changes and the symbols it
     touches are structure to search by, as stored; every facet asked for must hold."""

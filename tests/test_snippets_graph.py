@@ -87,6 +87,7 @@ def _episodes(project: str) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_episode_code_becomes_linked_snippets(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -247,6 +248,7 @@ async def test_hard_coded_values_become_parameters_and_no_secret_is_stored(
     )
 
 
+@pytest.mark.slow
 async def test_risky_code_waits_for_review_and_a_rejection_survives_reingest(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -329,6 +331,7 @@ async def test_compatibility_verdicts_for_a_stored_snippet(
     assert again.status == "compatible", again
 
 
+@pytest.mark.slow
 async def test_another_project_never_sees_the_snippets(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -421,6 +424,7 @@ async def test_shared_trajectories_become_snippets_linked_to_their_episodes(
     assert orphans == [{"orphans": 0}]
 
 
+@pytest.mark.slow
 async def test_another_projects_code_never_crowds_the_full_text_search(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from metisgraph.graph.staleness import judge_stale, outside_verified
 
 FETCH = (Path(__file__).resolve().parent / "fixtures" / "snippets" / "fetch_json.py").read_text()
@@ -140,6 +142,7 @@ def test_the_last_word_from_an_environment_decides() -> None:
 # --- the scenario, through the service -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_newer_environment_makes_a_snippet_stale_until_it_works_there(
     gql: Any, project: str
 ) -> None:

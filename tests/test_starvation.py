@@ -63,6 +63,7 @@ async def _hold_stream(
             await done.wait()  # idle, open, until the test is over
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_idle_streams_and_a_slow_body_do_not_starve_another_tenant(
     app_settings: Any, embedder: Any, serve: Any, store: Any, project: str

@@ -100,6 +100,7 @@ def _driver(settings: Neo4jSettings) -> Any:
     return GraphDatabase.driver(settings.uri or "", auth=("neo4j", password))
 
 
+@pytest.mark.slow
 def test_train_ranker_judges_a_log_made_from_a_set_on_questions_it_was_not_trained_on(
     cli: typer.Typer,
     fixtures_dir: Path,

@@ -144,6 +144,7 @@ async def test_snippet_search_answers_when_its_filter_matches_nothing(
     assert found == []
 
 
+@pytest.mark.slow
 def test_recall_in_an_untitled_project_after_titled_episodes_were_forgotten(
     gql: Any, project: str
 ) -> None:
@@ -187,6 +188,7 @@ def vectors_index_dropped(neo4j: Driver) -> Iterator[None]:
         neo4j.execute_query("CALL db.awaitIndexes(300)")
 
 
+@pytest.mark.slow
 def test_a_channel_that_fails_is_dropped_named_and_counted(
     gql: Any, client: Any, project: str, vectors_index_dropped: None
 ) -> None:
@@ -260,6 +262,7 @@ query($project: String!, $query: String!) {
 }"""
 
 
+@pytest.mark.slow
 def test_recall_with_patterns_in_a_project_without_any_after_others_were_forgotten(
     gql: Any, project: str, neo4j: Driver, deleted_vectors: Any
 ) -> None:

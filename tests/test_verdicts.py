@@ -76,6 +76,7 @@ async def _tasks(store: Any, project: str) -> dict[str, dict[str, Any]]:
     return {r["run"]: r for r in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reports_first", [True, False])
 async def test_verdicts_set_outcomes_in_either_order(
     store: Any, embedder: Any, project: str, tmp_path: Path, reports_first: bool
@@ -113,6 +114,7 @@ async def _submitted_code(store: Any, project: str) -> dict[str, dict[str, Any]]
     return {r["run"]: r for r in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reports_first", [True, False])
 async def test_a_verdict_is_feedback_about_the_code_the_run_submitted(
     store: Any, embedder: Any, project: str, tmp_path: Path, reports_first: bool

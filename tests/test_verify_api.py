@@ -121,9 +121,9 @@ def test_verify_snippet_refuses_with_reasons(gql: Any, project: str) -> None:
     assert "command: at most 4000 characters" in long["errors"][0]["message"]
 
 
-@pytest.mark.slow  # each command starts the services (the model): ~15 s
+@pytest.mark.slow(10)  # the command in a process of its own starts the services (the model)
 def test_the_cli_verifies_and_exits_with_the_verdict(
-    gql: Any, project: str, neo4j_settings: Neo4jSettings, tmp_path: Path
+    gql: Any, project: str, neo4j_settings: Neo4jSettings, tmp_path: Path, cli_in_process: Any
 ) -> None:
     slugify = _record(gql, project, SLUGIFY, ["assert slugify('A b') == 'a-b'\nprint('slug ok')"])
     assert neo4j_settings.uri and neo4j_settings.password
@@ -141,8 +141,10 @@ def test_the_cli_verifies_and_exits_with_the_verdict(
     verdict = json.loads(passed.stdout.strip().splitlines()[-1])
     assert verdict["status"] == "passed" and verdict["output_tail"].strip() == "slug ok"
     assert verdict["environment"]["packages"] == {"attrs": "23.2.0"}
-    refused = cli(slugify, "--project", project, "--env", '{"runtime": "python", '
-                  '"runtime_version": "2.7"}')  # fmt: skip
+    # the refusals in this process, with the session's model (the entry point is proven)
+    refused = cli_in_process("snippet", "verify", slugify, "--project", project, "--env",
+                             '{"runtime": "python", "runtime_version": "2.7"}')  # fmt: skip
     assert refused.returncode == 3 and "environment.runtimeVersion" in refused.stdout
-    bad = cli(slugify, "--project", project, "--env", '{"runtime": 3}')
+    bad = cli_in_process("snippet", "verify", slugify, "--project", project, "--env",
+                         '{"runtime": 3}')  # fmt: skip
     assert bad.returncode == 2 and "runtime" in bad.stderr

@@ -18,6 +18,7 @@ def _vector() -> list[float]:
     return [random.random() for _ in range(DIMENSIONS)]
 
 
+@pytest.mark.slow(12)
 @pytest.mark.anyio
 async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
     store: Any, project: str
@@ -46,6 +47,7 @@ async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
     assert await digest_project(store, largest[0]["name"]) == before
 
 
+@pytest.mark.slow
 def test_a_fresh_server_is_ready_after_its_warm_up_reads(app_settings: Any, embedder: Any) -> None:
     from starlette.testclient import TestClient
 

@@ -32,6 +32,7 @@ class FlakyEmbedder:
         return getattr(self._real, name)
 
 
+@pytest.mark.slow(20)
 def test_readiness_comes_back_without_a_restart(app_settings: Any, embedder: Any) -> None:
     from starlette.testclient import TestClient
 
@@ -97,7 +98,7 @@ async def test_a_store_of_another_model_stops_start_up_at_once(
 
 
 @pytest.mark.anyio
-@pytest.mark.slow
+@pytest.mark.slow(20)
 async def test_neo4j_away_at_start_up_is_waited_for(
     scratch_neo4j: Any, scratch_store: Any, app_settings: Any
 ) -> None:
