@@ -277,3 +277,20 @@ CALL (e, h, r) {
   SET h.project = r.project, h.error = r.key, h.at = coalesce(h.at, e.created_at)
 } IN TRANSACTIONS OF 1000 ROWS
 RETURN count(*) AS links_keyed
+
+// name: migrate_report_environments
+// mode: batch
+// Migration 10: every outcome report keeps the key of the environment it speaks for: the
+// environment of the episode it was applied in, or the one its sandbox run ran in (its
+// context names it), so a snippet's last word from one environment is read by the index
+// outcome_report_env (cypher/staleness.cypher stale_facts), not among all its reports.
+MATCH (o:OutcomeReport)
+WHERE o.env IS NULL AND (o.applied_in IS NOT NULL OR o.context STARTS WITH 'sandbox|')
+CALL (o) {
+  OPTIONAL MATCH (:Episode {project: o.applied_project, id: o.applied_in})-[:IN_ENV]->(v:Environment)
+  WITH o, head(collect(v.key)) AS applied
+  SET o.env = CASE WHEN o.context = 'sandbox|-' THEN null
+                   WHEN o.context STARTS WITH 'sandbox|' THEN substring(o.context, 8)
+                   ELSE applied END
+} IN TRANSACTIONS OF 1000 ROWS
+RETURN count(*) AS reports_placed

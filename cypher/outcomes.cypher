@@ -28,19 +28,21 @@ RETURN o.memory_id AS memory_id, o.success AS success, o.applied_in AS applied_i
 // One report about one memory. The context says which reports are repeats of each other:
 // the project and task the memory was applied in (the episode itself when it has no task)
 // and the agent (the task's, else the caller). Without an episode, every report of one
-// caller about one memory shares a context. APPLIED_IN links the memory to that episode.
+// caller about one memory shares a context. APPLIED_IN links the memory to that episode;
+// `env` keeps the key of the episode's environment (read by graph/staleness.py).
 // A key already used for another report changes nothing (`same` is false); the note is
 // kept (the most recent $keep) only with a new report.
 MATCH (m:{{label}} {project: $project, id: $id})
 OPTIONAL MATCH (e:Episode {project: $applied_project, id: $applied_in})
 OPTIONAL MATCH (t:Task {project: $applied_project, id: e.task_id})
 WITH m, e, $applied_project + '|' + coalesce(e.task_id, e.id, '-') + '|'
-           + coalesce(t.agent, $agent) AS context
+           + coalesce(t.agent, $agent) AS context,
+     COLLECT { MATCH (e)-[:IN_ENV]->(v:Environment) RETURN v.key LIMIT 1 }[0] AS env
 MERGE (o:OutcomeReport {project: $project, key: $key})
 ON CREATE SET o.memory_id = $id, o.label = $label, o.success = $success, o.context = context,
               o.at = datetime(), o.note = $note, o.applied_in = e.id,
               o.applied_project = CASE WHEN e IS NULL THEN null ELSE $applied_project END,
-              o.count = 1, o.created = true
+              o.env = env, o.count = 1, o.created = true
 WITH m, e, o, coalesce(o.created, false) AS created
 REMOVE o.created
 WITH m, e, o, created WHERE o.memory_id = $id AND o.success = $success
@@ -61,7 +63,9 @@ RETURN created
 // mode: write
 // The bridge is read as feedback: an episode that GENERATED or USED a snippet and ended in
 // success or failure (the outcome stored on the relation) reports it about the snippet,
-// once per episode, snippet and outcome, in the episode's task's context.
+// once per episode, snippet and outcome, in the episode's task's context. `env` is the key
+// of the episode's environment: a snippet's reports from one environment are read by the
+// index outcome_report_env (graph/staleness.py), not among all its reports.
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})-[r:GENERATED|USED]->(s:Snippet {project: row.project, id: row.id})
@@ -73,6 +77,7 @@ ON CREATE SET o.memory_id = s.id, o.label = 'Snippet', o.success = (r.outcome = 
                           + coalesce(t.agent, '-'),
               o.at = datetime(), o.applied_in = e.id, o.applied_project = row.project,
               o.count = 1
+SET o.env = COLLECT { MATCH (e)-[:IN_ENV]->(v:Environment) RETURN v.key LIMIT 1 }[0]
 MERGE (o)-[:ABOUT]->(s)
 
 // name: recount_evidence

@@ -144,7 +144,8 @@ MATCH (s:Snippet {project: key.project, id: key.id})
 RETURN key.project AS project, key.id AS id, key.record_key AS record_key,
        s.embedding IS NOT NULL AS embedded,
        key.record_key IS NOT NULL AND key.record_key IN coalesce(s.record_keys, [])
-         AS known_record
+         AS known_record,
+       coalesce(s.successes, 0) > 0 OR EXISTS { (s)-[:VERIFIED_IN]->() } AS worked
 
 // name: snippet_lineage_heads
 // mode: read

@@ -53,39 +53,37 @@ LIMIT $limit
 // sandbox run there, or a use applied in an episode there), whether it ever worked, and
 // for each package it requires: its ranges, the version the environment has, and the
 // versions of the environments it worked in (verified there, or reported working there).
-// What depends on the snippet alone (its reports and where they were applied, where it
-// worked) is read once for all its environments: a snippet reused across a project has
-// thousands of reports, and reading them again for each environment grew with the square.
+// A reused snippet has thousands of reports: the last word from an environment is read by
+// the index outcome_report_env (each report keeps the environment it speaks for), and the
+// environments it worked in (verified there, or all its successful reports) only when it
+// requires a package, once for all its environments; whether it ever worked at all is its
+// kept count of successes or a verified environment.
 UNWIND $pairs AS pair
 MATCH (s:Snippet {project: $project, id: pair.snippet})
 MATCH (v:Environment {project: $project, key: pair.env})
-WITH s, collect(v) AS envs
-CALL (s) {
-  OPTIONAL MATCH (s)-[:VERIFIED_IN]->(w:Environment)
-  RETURN collect(DISTINCT w) AS verified
+WITH s, collect(v) AS envs, EXISTS { (s)-[:REQUIRES]->(:Package) } AS requires
+CALL (s, requires) {
+  UNWIND CASE WHEN requires THEN [s] ELSE [] END AS r  // nothing read when it requires none
+  CALL (r) {
+    MATCH (r)-[:VERIFIED_IN]->(w:Environment)
+    RETURN w
+    UNION
+    MATCH (o:OutcomeReport {project: r.project, memory_id: r.id})
+    WHERE o.success = true AND o.label = 'Snippet' AND o.applied_project = r.project
+      AND o.env IS NOT NULL
+    MATCH (w:Environment {project: r.project, key: o.env})
+    RETURN w
+  }
+  RETURN collect(DISTINCT w) AS worked
 }
-CALL (s) {
-  OPTIONAL MATCH (o:OutcomeReport)-[:ABOUT]->(s)
-  WITH o WHERE o IS NOT NULL
-  RETURN collect({at: o.at, success: o.success, context: o.context,
-                  project: o.applied_project,
-                  envs: COLLECT { MATCH (:Episode {project: o.applied_project, id: o.applied_in})
-                                        -[:IN_ENV]->(w:Environment)
-                                  RETURN w }}) AS reports
-}
-WITH s, envs, verified, reports,
-     [x IN reports WHERE x.success = true | [w IN x.envs WHERE w.project = s.project]] AS good
-WITH s, envs, verified, reports,
-     reduce(acc = [], ws IN good | acc + [w IN ws WHERE NOT w IN acc]) AS applied
-WITH s, envs, reports, verified + [w IN applied WHERE NOT w IN verified] AS worked
 UNWIND envs AS v
-WITH s, v, worked,
-     [x IN reports WHERE x.context = 'sandbox|' + v.key
-                      OR (x.project = v.project AND v IN x.envs)] AS here
-WITH s, v, worked,
-     CASE WHEN size(here) = 0 THEN null
-          ELSE reduce(last = head(here), x IN tail(here) |
-                      CASE WHEN x.at > last.at THEN x ELSE last END).success END AS last_here
+CALL (s, v) {
+  OPTIONAL MATCH (o:OutcomeReport {project: s.project, memory_id: s.id, env: v.key})
+  WHERE o.label = 'Snippet'
+    AND (o.applied_project = v.project OR o.context = 'sandbox|' + v.key)
+  WITH o ORDER BY o.at DESC, o.key DESC
+  RETURN head(collect(o.success)) AS last_here
+}
 CALL (s, v, worked) {
   OPTIONAL MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})
   OPTIONAL MATCH (v)-[h:HAS_PACKAGE]->(k)
@@ -95,8 +93,9 @@ CALL (s, v, worked) {
      working: reduce(acc = [], w IN worked | acc + [(w)-[g:HAS_PACKAGE]->(k) | g.version])}
     END) AS packages
 }
-RETURN s.id AS snippet, v.key AS env, last_here, size(worked) > 0 OR coalesce(s.successes, 0) > 0 AS worked,
-       packages
+RETURN s.id AS snippet, v.key AS env, last_here,
+       size(worked) > 0 OR coalesce(s.successes, 0) > 0
+         OR EXISTS { (s)-[:VERIFIED_IN]->(:Environment) } AS worked, packages
 
 // name: mark_stale
 // mode: write

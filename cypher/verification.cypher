@@ -15,7 +15,7 @@ SET r.command = $command, r.exit_code = $exit_code, r.duration_ms = $duration_ms
 SET s.last_verified_at = datetime()
 CREATE (o:OutcomeReport {project: $project, key: $report_key, memory_id: s.id,
                          label: 'Snippet', success: true, context: 'sandbox|' + v.key,
-                         at: datetime(), count: 1})
+                         env: v.key, at: datetime(), count: 1})
 CREATE (o)-[:ABOUT]->(s)
 
 // name: verification_failed
@@ -27,5 +27,6 @@ SET s.last_failure = $evidence,
     s.last_failure_at = datetime()
 CREATE (o:OutcomeReport {project: $project, key: $report_key, memory_id: s.id,
                          label: 'Snippet', success: false,
-                         context: 'sandbox|' + coalesce($key, '-'), at: datetime(), count: 1})
+                         context: 'sandbox|' + coalesce($key, '-'), env: $key,
+                         at: datetime(), count: 1})
 CREATE (o)-[:ABOUT]->(s)

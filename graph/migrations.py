@@ -107,6 +107,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "an error's sightings and fixes keep its key and their time, read newest first",
         cypher_step("migrate_sighting_keys"),
     ),
+    Migration(
+        10,
+        "an outcome report keeps the environment it speaks for, read by an index",
+        cypher_step("migrate_report_environments"),
+    ),
 )
 
 

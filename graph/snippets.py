@@ -29,7 +29,8 @@ def _with_requires(row: Row) -> Row:
 async def snippet_state(
     store: GraphStore, keys: list[Row]
 ) -> dict[tuple[str, str, str | None], Row]:
-    """(project, id, record_key) -> {embedded, known_record} for the snippets already stored."""
+    """(project, id, record_key) -> {embedded, known_record, worked} for the snippets already
+    stored (worked: it has a success or a verified environment)."""
     if not keys:
         return {}
     rows = await store.run("snippet_state", keys=keys)

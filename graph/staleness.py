@@ -13,7 +13,10 @@ when, in that environment,
 
 The last report from an environment decides: a later success there clears the flag, and its
 versions count as verified from then on. Judged again whenever an environment is written,
-or a snippet is written, used or run. Queries: cypher/staleness.cypher.
+or a snippet is written, used or run: in every environment it has evidence in, unless only
+the last word from some environments changed (a use of a stored snippet that requires no
+package and had worked, or failed: ingest/pipeline/ingestor.py `judged_where`), then in
+those. Queries: cypher/staleness.cypher.
 """
 
 from __future__ import annotations
@@ -128,21 +131,28 @@ async def refresh_staleness(
     *,
     envs: Sequence[str] = (),
     snippets: Sequence[str] = (),
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> Staleness:
     """Judge again the snippets of `project` in the environments `envs` (keys) were written
-    to, and every environment the `snippets` (ids) have evidence in; write what changed."""
-    if not envs and not snippets:
+    to, every environment the `snippets` (ids) have evidence in, and the (snippet id,
+    environment key) `pairs` (where a batch brought a snippet new evidence and nothing it was
+    verified with moved); write what changed."""
+    if not envs and not snippets and not pairs:
         return Staleness()
-    pairs = await store.run(
-        "stale_candidates",
-        project=project,
-        envs=sorted(set(envs)),
-        snippets=sorted(set(snippets)),
-        limit=_CANDIDATES,
-    )
+    found: list[Row] = []
+    if envs or snippets:
+        found = await store.run(
+            "stale_candidates",
+            project=project,
+            envs=sorted(set(envs)),
+            snippets=sorted(set(snippets)),
+            limit=_CANDIDATES,
+        )
+    keys = dict.fromkeys([(p["snippet"], p["env"]) for p in found] + sorted(set(pairs)))
+    todo = [{"snippet": snippet, "env": env} for snippet, env in keys]
     judged = stale = cleared = 0
-    for start in range(0, len(pairs), _PAGE):
-        page = [{"snippet": p["snippet"], "env": p["env"]} for p in pairs[start : start + _PAGE]]
+    for start in range(0, len(todo), _PAGE):
+        page = todo[start : start + _PAGE]
         facts = await store.run("stale_facts", project=project, pairs=page)
         marked, fresh = [], []
         for fact in facts:

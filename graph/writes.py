@@ -50,9 +50,14 @@ class WriteBatch:
     # (project, bucket) of the errors new in this batch: their families are found after the
     # write (ingest/pipeline/families.py), when the bucket can be read back whole.
     family_buckets: set[tuple[str, str]] = field(default_factory=set)
-    # (project, id) of the snippets written: where they are stale is judged after the write,
-    # with the environments the batch stores for the first time (graph/staleness.py).
+    # (project, id) of the snippets written that may have moved what they were verified
+    # with: where they are stale is judged after the write, in every environment they have
+    # evidence in, with the environments the batch stores first (graph/staleness.py).
     snippets: set[tuple[str, str]] = field(default_factory=set)
+    # (project, id, environment key) of stored snippets the batch used where nothing they
+    # were verified with moved: judged only in those environments (ingest/pipeline/ingestor.py
+    # judged_where); `snippets` above are judged in every environment they have evidence in.
+    stale_pairs: set[tuple[str, str, str]] = field(default_factory=set)
     # (project, key) of the batch's environments not stored before it. A key hashes every
     # field and package, so an environment seen again moved nothing: judging every snippet
     # that requires one of its packages again at each batch grew with the store (20,000

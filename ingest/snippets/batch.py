@@ -105,7 +105,7 @@ async def snippets_to_embed(
     store: GraphStore, snippets: list[PreparedSnippet]
 ) -> list[PreparedSnippet]:
     """The snippets not yet stored with an embedding, once each; notes on every occurrence
-    whether its node and its recording are stored already."""
+    whether its node and its recording are stored already, and whether it ever worked."""
     keys = {(s.project, s.id, s.record_key) for s in snippets}
     state = await snippet_state(
         store, [{"project": p, "id": i, "record_key": r} for p, i, r in sorted(keys, key=str)]
@@ -115,6 +115,7 @@ async def snippets_to_embed(
         found = state.get((snippet.project, snippet.id, snippet.record_key))
         snippet.stored = found is not None
         snippet.known = bool(found and found["known_record"])
+        snippet.worked = bool(found and found["worked"])
         if not (found and found["embedded"]):
             todo.setdefault((snippet.project, snippet.id), snippet)
     return list(todo.values())

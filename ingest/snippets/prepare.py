@@ -66,6 +66,7 @@ class PreparedSnippet:
     examples: list[str] = field(default_factory=list)
     stored: bool | None = None
     known: bool = False
+    worked: bool = False  # stored, with a success or a verified environment (before the write)
     version: int = 1
     parent_id: str | None = None
     reason: str | None = None
