@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.corpus import Corpus
 from bench.embedcache import DerivedEmbedder, EmbeddingCache
 from bench.recall_bench import corpus_signature
+from bench.write_growth import StepTimedStore
 from metisgraph.graph.embedded import EmbeddedNeo4j, import_database
 from metisgraph.graph.indexes import apply_schema
 from metisgraph.graph.migrations import record_current
@@ -75,7 +76,7 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
     server = EmbeddedNeo4j(settings)
     server.stop()
     out: dict[str, Any] = {"size": size, "load_before": _load()}
-    bulk = BulkIngestor(embedder, batch_size=options.batch_size)
+    bulk = BulkIngestor(embedder, batch_size=options.batch_size, workers=options.workers)
     started = time.perf_counter()
     files = await bulk.write_files(_items(corpus), work)
     out["files_s"] = round(time.perf_counter() - started, 1)
@@ -92,8 +93,12 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
         await apply_schema(store, embedder.dimension)
         out["start_schema_s"] = round(time.perf_counter() - mark, 1)
         mark = time.perf_counter()
-        await bulk.derive(files, store)
+        timed = StepTimedStore(store) if options.step_times else store
+        await bulk.derive(files, timed)
         out["derive_s"] = round(time.perf_counter() - mark, 1)
+        if isinstance(timed, StepTimedStore):  # each statement's seconds, costliest first
+            ranked = sorted(timed.seconds.items(), key=lambda kv: -kv[1])
+            out["derive_steps_s"] = {k: round(v, 1) for k, v in ranked[:25]}
         signature = corpus_signature(seed, size, "derived", "derived")
         await store.run("bench_mark_corpus", project=corpus.project, signature=signature)
     finally:
@@ -123,6 +128,8 @@ def main() -> None:
     parser.add_argument("--pagecache", default="2g")
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--keep-running", action="store_true")
+    parser.add_argument("--workers", type=int, help="preparing processes (default: the cores)")
+    parser.add_argument("--step-times", action="store_true", help="time each derive statement")
     options = parser.parse_args()
     print(json.dumps(asyncio.run(build(options)), indent=2), flush=True)
 

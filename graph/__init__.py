@@ -21,6 +21,9 @@ if typing.TYPE_CHECKING:
     from metisgraph.graph.applicability import Applicability, CallerConditions
     from metisgraph.graph.bulk.graph import IMPORTED, BulkGraph
     from metisgraph.graph.bulk.tables import BulkTables
+    from metisgraph.graph.bulk.tables import Chunks as BulkChunks
+    from metisgraph.graph.bulk.tables import Pending as BulkPending
+    from metisgraph.graph.bulk.tables import format_rows as format_bulk_rows
     from metisgraph.graph.confidence import CONFIDENCE, ConfidenceSettings, Posterior, posterior
     from metisgraph.graph.conflicts import Conflict
     from metisgraph.graph.consolidate import (
@@ -124,7 +127,9 @@ __all__ = [
     "TIERS",
     "AbstentionSettings",
     "Applicability",
+    "BulkChunks",
     "BulkGraph",
+    "BulkPending",
     "BulkTables",
     "Calibration",
     "CallerConditions",
@@ -184,6 +189,7 @@ __all__ = [
     "existing_environment_keys",
     "existing_episode_hashes",
     "existing_error_keys",
+    "format_bulk_rows",
     "in_turn",
     "install_ranker",
     "lazy_face",

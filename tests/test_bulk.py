@@ -5,6 +5,7 @@ bulk writer is held to the write statements it stands for."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
     items = _sample(fixtures_dir, project)
     # small batches: tasks, errors and code met again in later batches, both ways
     wanted = await Ingestor(store, embedder, batch_size=7).ingest(items)
-    bulk = BulkIngestor(embedder, batch_size=7)
+    bulk = BulkIngestor(embedder, batch_size=7, workers=2)  # as on the command line
     files = await bulk.write_files(_sample(fixtures_dir, project), tmp_path)
     assert files.counts["Episode"] == wanted.written > 20
 
@@ -70,6 +71,48 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
             raise AssertionError(f"{len(differ)} parts differ:\n" + "\n".join(differ[:30]))
     finally:
         await driver.close()
+
+
+def _tables(folder: Path) -> dict[tuple[str, str], list[str]]:
+    """Each file's rows under its kind, name and header, in a stable order."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(folder.glob("*.csv")):
+        header, *rows = path.read_text(encoding="utf-8").splitlines()
+        out.setdefault((path.name.rsplit("-", 1)[0], header), []).extend(rows)
+    return {key: sorted(rows) for key, rows in out.items()}
+
+
+async def test_worker_processes_write_the_files_this_process_writes(
+    project: str, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Preparation and formatting moved to worker processes change nothing in the files,
+    the refusals (with the file and line each came from) or the plans left for after."""
+    import metisgraph.graph.bulk.graph as bulk_graph
+    import metisgraph.ingest.pipeline.bulk as bulk_module
+
+    when = datetime(2026, 1, 2, tzinfo=UTC)
+
+    class _Now(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return when
+
+    monkeypatch.setattr(bulk_graph, "datetime", _Now)
+    monkeypatch.setattr(bulk_module, "datetime", _Now)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "kind": "bug_report", "title": "", "text": 3}\n')
+    seen = []
+    for workers in (0, 2):
+        items = [*_sample(fixtures_dir, project), *read_path(bad, project=project, format="corpus")]
+        bulk = BulkIngestor(HashEmbedder(), batch_size=7, workers=workers)
+        files = await bulk.write_files(items, tmp_path / str(workers))
+        plans = [p.read_bytes() for p in files.plans]
+        refusals = [(r.ref, r.errors) for r in files.summary.refusals]
+        seen.append((_tables(files.folder / "import"), files.counts, files.summary.as_dict(),
+                     refusals, files.empty_lists, len(plans)))  # fmt: skip
+    assert seen[0] == seen[1]
+    assert seen[0][1]["Episode"] > 20
+    assert any(ref.file == str(bad) and ref.line == 1 for ref, _ in seen[0][3])
 
 
 def test_the_bulk_writer_stands_for_the_write_statements_it_leaves_out() -> None:

@@ -10,13 +10,25 @@ own, each with its header: the files are streamed, never held, and a property le
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ARRAY_DELIMITER", "BulkTables", "TableFile", "column_type", "node_id"]
+from metisgraph.graph.vectors import Vector
+
+__all__ = [
+    "ARRAY_DELIMITER",
+    "BulkTables",
+    "Chunks",
+    "Pending",
+    "TableFile",
+    "column_type",
+    "format_rows",
+    "node_id",
+]
 
 # Between the elements of an array value: a control character no stored text holds (a
 # value holding it is refused by `column_type`'s caller, never split wrongly).
@@ -45,6 +57,8 @@ def _scalar(value: object) -> str | None:
 
 def column_type(value: object) -> str:
     """The import type of a property value (`string`, `long[]`, `datetime` …)."""
+    if type(value) is Vector:  # floats by construction: an embedding
+        return "double[]"
     if isinstance(value, list | tuple):
         kinds = {_scalar(v) for v in value}
         if len(kinds) == 1 and None not in kinds:
@@ -57,6 +71,8 @@ def column_type(value: object) -> str:
 
 
 def _text(value: object) -> str:
+    if type(value) is Vector:  # floats: each its shortest repr, as `_text` of a float
+        return ARRAY_DELIMITER.join(map(float.__repr__, value))
     if isinstance(value, list | tuple):
         parts = [_text(v) for v in value]
         if any(ARRAY_DELIMITER in p for p in parts):
@@ -71,6 +87,43 @@ def _text(value: object) -> str:
     return str(value)
 
 
+# A row to write: (kind, name, ids, properties) — "nodes"/"relationships", the label or
+# type, the :ID or :START_ID/:END_ID values, the properties (no None, no empty list).
+Pending = list[tuple[str, str, tuple[str, ...], dict[str, Any]]]
+# Rows formatted: (kind, name, typed columns) -> (CSV text, rows), in first-met order.
+Chunks = dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[str, int]]
+
+
+def format_rows(rows: Pending) -> Chunks:
+    """Rows as CSV text per file (same kind, name and typed columns) — the costly part of
+    writing (typing and formatting every value), a pure function: any process may run it.
+    A vector met twice among the rows (an episode's and its text vector's) is formatted once."""
+    out: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[io.StringIO, Any, list[int]]]
+    out = {}
+    done: dict[int, str] = {}
+    for kind, name, ids, props in rows:
+        columns = tuple(sorted((k, column_type(v)) for k, v in props.items()))
+        key = (kind, name, columns)
+        entry = out.get(key)
+        if entry is None:
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+            entry = out[key] = (buffer, writer, [0])
+        values = []
+        for k, _ in columns:
+            value = props[k]
+            if type(value) is Vector:
+                text = done.get(id(value))
+                if text is None:
+                    text = done[id(value)] = _text(value)
+                values.append(text)
+            else:
+                values.append(_text(value))
+        entry[1].writerow([*ids, *values])
+        entry[2][0] += 1
+    return {key: (buffer.getvalue(), n[0]) for key, (buffer, _, n) in out.items()}
+
+
 @dataclass
 class TableFile:
     """One file of a label or type with one header."""
@@ -80,7 +133,6 @@ class TableFile:
     path: Path
     columns: tuple[tuple[str, str], ...]
     handle: IO[str]
-    writer: Any = None
     rows: int = 0
 
 
@@ -92,6 +144,8 @@ class BulkTables:
     files: dict[tuple[str, str, tuple[tuple[str, str], ...]], TableFile] = field(
         default_factory=dict
     )
+    # rows taken but not yet formatted: `write` them here, or `take` them to format elsewhere
+    pending: Pending = field(default_factory=list)
 
     def node(self, label: str, ident: str, props: Mapping[str, Any]) -> list[str]:
         """Write one node; returns the names of its empty lists, which an import cannot
@@ -100,22 +154,26 @@ class BulkTables:
         empty = sorted(k for k, v in kept.items() if isinstance(v, list | tuple) and not v)
         for name in empty:
             del kept[name]
-        columns = tuple(sorted((k, column_type(v)) for k, v in kept.items()))
-        table = self._file("nodes", label, columns, (":ID",))
-        table.writer.writerow([ident, *(_text(kept[k]) for k, _ in columns)])
-        table.rows += 1
+        self.pending.append(("nodes", label, (ident,), kept))
         return empty
 
     def edge(self, kind: str, source: str, target: str, props: Mapping[str, Any] = {}) -> None:
         kept = {k: v for k, v in props.items() if v is not None}
-        columns = tuple(sorted((k, column_type(v)) for k, v in kept.items()))
-        table = self._file("relationships", kind, columns, (":START_ID", ":END_ID"))
-        table.writer.writerow([source, target, *(_text(kept[k]) for k, _ in columns)])
-        table.rows += 1
+        self.pending.append(("relationships", kind, (source, target), kept))
 
-    def _file(
-        self, kind: str, name: str, columns: tuple[tuple[str, str], ...], ids: tuple[str, ...]
-    ) -> TableFile:
+    def take(self) -> Pending:
+        """The rows not yet written, handed over (to `format_rows` in another process)."""
+        rows, self.pending = self.pending, []
+        return rows
+
+    def write(self, chunks: Chunks) -> None:
+        """Formatted rows into their files (opened with their header when first met)."""
+        for (kind, name, columns), (text, rows) in chunks.items():
+            table = self._file(kind, name, columns)
+            table.handle.write(text)
+            table.rows += rows
+
+    def _file(self, kind: str, name: str, columns: tuple[tuple[str, str], ...]) -> TableFile:
         key = (kind, name, columns)
         table = self.files.get(key)
         if table is None:
@@ -123,13 +181,15 @@ class BulkTables:
             path = self.folder / f"{kind}-{name}-{len(self.files):04d}.csv"
             handle = path.open("w", newline="", encoding="utf-8")
             table = TableFile(kind, name, path, columns, handle)
-            table.writer = csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_ALL)
+            ids = (":ID",) if kind == "nodes" else (":START_ID", ":END_ID")
             header = [*ids, *(f"{c}:{t}" for c, t in columns)]
-            table.writer.writerow(header)
+            csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_ALL).writerow(header)
             self.files[key] = table
         return table
 
     def close(self) -> None:
+        """The rows still pending written here, every file closed."""
+        self.write(format_rows(self.take()))
         for table in self.files.values():
             table.handle.close()
 

@@ -17,7 +17,10 @@ node (load it again through `metisgraph ingest`, which replaces it).
 
 from __future__ import annotations
 
+import asyncio
+import os
 import pickle
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,6 +29,7 @@ from typing import Any, cast
 
 from metisgraph.graph import (
     IMPORTED,
+    BulkChunks,
     BulkGraph,
     BulkTables,
     GraphStore,
@@ -37,7 +41,8 @@ from metisgraph.graph import (
 )
 from metisgraph.ingest.adapters.base import Refused, refuse
 from metisgraph.ingest.embeddings import Embedder
-from metisgraph.ingest.pipeline.batches import Batch, Done, Item, PrepareAhead, batches
+from metisgraph.ingest.pipeline.batches import Batch, Done, Item, batches
+from metisgraph.ingest.pipeline.bulk_workers import Workers, last_versions
 from metisgraph.ingest.pipeline.families import assign_families
 from metisgraph.ingest.pipeline.ingestor import Ingestor, stage_snippets
 from metisgraph.ingest.pipeline.neighbours import refresh_within
@@ -89,11 +94,18 @@ class BulkIngestor(Ingestor):
     """The pipeline's preparation, writing import files instead of transactions."""
 
     def __init__(
-        self, embedder: Embedder, *, batch_size: int = 1024, keep_details: bool = False
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int = 1024,
+        keep_details: bool = False,
+        workers: int | None = None,
     ) -> None:
         # No store until `derive`: the files are written while there is no database yet.
         super().__init__(cast("GraphStore", None), embedder, batch_size=batch_size,
                          keep_details=keep_details)  # fmt: skip
+        # processes preparing batches and formatting rows (0: all in this one)
+        self.workers = (os.cpu_count() or 1) if workers is None else workers
 
     async def write_files(
         self,
@@ -108,12 +120,19 @@ class BulkIngestor(Ingestor):
         plans: list[Path] = []
         known_errors: set[tuple[str, str]] = set()
         known_envs: set[tuple[str, str]] = set()
-        ahead = PrepareAhead(batches(items, self.batch_size, run.refused), self.embedder)
+        workers = Workers(self.workers)
+        formatting: deque[asyncio.Future[BulkChunks]] = deque()
+        model = self.embedder.settings.model
         try:
-            async for batch, tasks, episodes, unprepared in ahead:
-                for item in unprepared:
+            async for prepared in workers.prepared(
+                batches(items, self.batch_size, run.refused), model
+            ):
+                batch, tasks, snippets = prepared.batch, prepared.tasks, prepared.snippets
+                for item in prepared.unprepared:
                     run.refused(item)
-                episodes = self._once(batch, episodes, graph.episodes, run)
+                episodes = self._once(batch, prepared.episodes, graph.episodes, run)
+                if len(episodes) != len(last_versions(prepared.episodes)):
+                    snippets = prepare_snippets(episodes, batch.snippets)  # some refused
                 write = WriteBatch(
                     projects={t.project for t in tasks} | {e.project for e in episodes}
                 )
@@ -123,13 +142,19 @@ class BulkIngestor(Ingestor):
                 keys = {(r["project"], r["key"]) for r in write.environments}
                 write.new_environments = keys - known_envs
                 known_envs |= keys
-                snippets = prepare_snippets(episodes, batch.snippets)
                 write.projects |= {s.project for s in snippets}
                 graph.add(write)
+                formatting.append(workers.format(graph.tables.take()))
+                while len(formatting) > 1 or (formatting and formatting[0].done()):
+                    graph.tables.write(await formatting.popleft())
                 plans.append(self._keep(folder, len(plans), write, tasks, snippets, batch))
                 run.stored(Done(tasks, episodes, episodes, batch, snippets), write)
+            while formatting:
+                graph.tables.write(await formatting.popleft())
         finally:
-            await ahead.aclose()
+            for pending in formatting:
+                pending.cancel()
+            workers.close()
         counts = graph.finish()
         tools = [{"project": p, "name": n} for p, n in graph.tools]
         args = list(graph.tables.arguments())
