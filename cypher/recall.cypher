@@ -397,7 +397,8 @@ RETURN EXISTS {
 // fixes that superseded it, its project's clock (for decay), the tools it used with their
 // statistics (recount_tools) and the snippets across the
 // bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
-// {{vectors}}: `.embedding,` when the caller looks for conflicts among the hits, else empty.
+// {{vectors}}: `.embedding,` for conflict partners (recall's own hits get theirs with the
+// partners: graph/conflicts.conflict_sides), else empty.
 // {{steps}}: the neighbouring steps (`recall_steps`) when the caller shows them, else
 // `recall_no_steps`: two lookups a hit fewer.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the

@@ -107,12 +107,24 @@ RETURN e.id AS id ORDER BY e.id LIMIT $limit
 
 // name: conflict_partners
 // mode: read
-// The episodes recall's hits CONTRADICT or SUPERSEDE, either way, that are not among them
-// ($keys: the hits): fetched whole for the side-by-side view. Rejected memory stays out.
-UNWIND $keys AS key
-MATCH (e:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
-WHERE c.project = e.project AND c.recallable = true
-  AND NOT {project: c.project, id: c.id} IN $keys
-RETURN DISTINCT c.project AS project, c.id AS id
-ORDER BY project, id
-LIMIT $limit
+// What recall's conflicts need beyond its expansion, in one row: the hits' own vectors (how
+// alike two hits are; the expansion leaves them out, most of the shortlist it expands is
+// never shown) and the episodes the hits CONTRADICT or SUPERSEDE, either way, that are not
+// among them ($keys: the hits), fetched whole after for the side-by-side view. Rejected
+// memory stays out.
+CALL () {
+  UNWIND $keys AS key
+  MATCH (e:Episode {project: key.project, id: key.id})
+  RETURN collect({project: e.project, id: e.id, embedding: e.embedding}) AS vectors
+}
+CALL () {
+  UNWIND $keys AS key
+  MATCH (e:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
+  WHERE c.project = e.project AND c.recallable = true
+    AND NOT {project: c.project, id: c.id} IN $keys
+  WITH DISTINCT c.project AS project, c.id AS id
+  ORDER BY project, id
+  LIMIT $limit
+  RETURN collect({project: project, id: id}) AS partners
+}
+RETURN vectors, partners

@@ -11,9 +11,10 @@ import numpy as np
 
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["Conflict", "conflict_partners", "find_conflicts"]
+__all__ = ["Conflict", "ConflictSides", "conflict_sides", "find_conflicts"]
 
 Row = dict[str, Any]
+Key = tuple[str, str]
 PARTNERS_PER_HIT = 3  # partners outside the hits fetched for each hit, at most
 
 _OPPOSITE = {frozenset({"success", "failure"}), frozenset({"partial", "failure"})}
@@ -61,16 +62,29 @@ def _superseded(episode: Mapping[str, Any], other: str) -> str | None:
     return None
 
 
-async def conflict_partners(store: GraphStore, keys: Sequence[tuple[str, str]]) -> list[Row]:
-    """(project, id) of the episodes the given ones CONTRADICT or SUPERSEDE (either way) that
-    are not among them: the other side of a recorded disagreement, outside the top k."""
+@dataclass(frozen=True)
+class ConflictSides:
+    """The hits' own vectors by (project, id), and (project, id) of the episodes outside
+    them that they CONTRADICT or SUPERSEDE."""
+
+    vectors: dict[Key, list[float] | None]
+    partners: list[Key]
+
+
+async def conflict_sides(store: GraphStore, keys: Sequence[Key]) -> ConflictSides:
+    """The given episodes' vectors (two alike with opposite outcomes conflict) and the
+    episodes they CONTRADICT or SUPERSEDE (either way) that are not among them: the other
+    side of a recorded disagreement, outside the top k. One round trip."""
     if not keys:
-        return []
-    return await store.run(
+        return ConflictSides({}, [])
+    rows = await store.run(
         "conflict_partners",
         keys=[{"project": p, "id": i} for p, i in keys],
         limit=len(keys) * PARTNERS_PER_HIT,
     )
+    row = rows[0] if rows else {"vectors": [], "partners": []}
+    vectors = {(v["project"], v["id"]): v["embedding"] for v in row["vectors"]}
+    return ConflictSides(vectors, [(p["project"], p["id"]) for p in row["partners"]])
 
 
 def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> list[Conflict]:

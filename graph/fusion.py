@@ -90,7 +90,9 @@ def _collect(channels: Mapping[str, Sequence[Candidate]]) -> dict[Key, Fused]:
     fused: dict[Key, Fused] = {}
     for name, ranked in channels.items():
         for rank, candidate in enumerate(ranked, start=1):
-            item = fused.setdefault(candidate.key, Fused(candidate.key, 0.0))
+            item = fused.get(candidate.key)
+            if item is None:  # built once a candidate: hundreds a question, most seen twice
+                item = fused[candidate.key] = Fused(candidate.key, 0.0)
             item.scores[name] = candidate.score
             item.ranks[name] = rank
     return fused

@@ -29,7 +29,7 @@ from metisgraph.graph.channels import (
     gather_channels,
     lexical_channels,
 )
-from metisgraph.graph.conflicts import Conflict, conflict_partners, find_conflicts
+from metisgraph.graph.conflicts import Conflict, conflict_sides, find_conflicts
 from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
@@ -219,9 +219,11 @@ async def _expand(
     merged duplicate folded into its canonical when both were found), and their patterns."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
     # One round trip for the hits and the snippets across the bridge; patterns beside it.
+    # No vectors: of the shortlist only the hits shown need theirs, for their conflicts
+    # (_partners reads them; 384 numbers a row were most of what this read sent back).
     expand = with_episode_snippets(
         "recall_expand",
-        vectors=".embedding," if req.conflicts else "",
+        vectors="",
         steps=query("recall_steps" if req.steps else "recall_no_steps").text,
     )
     rows, patterns = await asyncio.gather(
@@ -366,9 +368,13 @@ async def recall(
 
 async def _partners(store: GraphStore, req: RecallRequest, hits: list[Hit]) -> list[Hit]:
     """The episodes the hits CONTRADICT or SUPERSEDE that did not make the top k, whole (one
-    round trip to find them, one to expand them), for the side-by-side view."""
+    round trip to find them with the hits' own vectors, one to expand them), for the
+    side-by-side view."""
     shown = [(h.episode["project"], h.episode["id"]) for h in hits]
-    found = [(r["project"], r["id"]) for r in await conflict_partners(store, shown)]
+    sides = await conflict_sides(store, shown)  # the hits' vectors come with the partners
+    for hit, key in zip(hits, shown, strict=True):
+        hit.episode["embedding"] = sides.vectors.get(key)
+    found = sides.partners
     if not found:
         return []
     expand = with_episode_snippets(

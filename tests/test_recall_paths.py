@@ -140,3 +140,42 @@ async def test_a_recall_without_the_steps_answers_the_rest_the_same(
     for hit in shown.hits:
         hit.previous = hit.next = None
     assert [vars(h) for h in skipped.hits] == [vars(h) for h in shown.hits]
+
+
+class _Reading(GraphStore):
+    """The store, keeping every row its reads send back."""
+
+    rows: list[dict[str, Any]]
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        found = await super().run_text(text, params, read=read)
+        self.rows.extend(found)
+        return found
+
+
+def _vectors_in(value: Any) -> int:
+    """How many embeddings (long lists of numbers) a value read back holds."""
+    if isinstance(value, list):
+        if len(value) >= 64 and all(isinstance(v, float) for v in value):
+            return 1
+        return sum(_vectors_in(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_vectors_in(v) for v in value.values())
+    return 0
+
+
+async def test_recall_reads_the_vectors_of_the_hits_it_shows_and_no_others(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """The expansion reads a shortlist of three candidates a hit; only the hits shown need
+    their vectors (how alike two of them are decides a conflict): those are read, with the
+    conflicts' partners, and no other."""
+    await _load(store, embedder, project)
+    reading = _Reading(store.driver, store.database)
+    reading.rows = []
+    outcome = await recall(reading, _request(project, RecallFilters()), _vectors(embedder))
+    assert len(outcome.hits) == 3
+    assert all(len(h.episode["embedding"]) == 384 for h in outcome.hits)
+    assert _vectors_in(reading.rows) == len(outcome.hits)
