@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neo4j_homes import neo4j_test_home, scratch_home
+from neo4j_homes import EarlyStart, neo4j_test_home, scratch_home
 from scheduling import UNITS_KEY, group_and_order, make_scheduler, units_file
+from shared_ingest import ingest_once
 
 from metisgraph.graph.embedded import EmbeddedNeo4j
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
@@ -91,36 +92,73 @@ def fixtures_dir() -> Path:
 _SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1",)
 
 
-@pytest.fixture(scope="session")
-def neo4j_settings() -> Iterator[Neo4jSettings]:
-    """NEO4J_URI when set (nothing is started); else an embedded Neo4j just for the tests."""
-    configured = Neo4jSettings()
-    if configured.external:
-        yield configured
-        return
+def _test_server() -> tuple[EmbeddedNeo4j, bool]:
+    """This worker's test Neo4j (not started yet) and whether its store is in memory."""
     port = int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688"))
     worker = _worker()
     port += 1000 * worker  # each parallel worker has a Neo4j of its own: no test sees another's
     home, in_memory = neo4j_test_home(ROOT, worker, port)
-    embedded = EmbeddedNeo4j(
-        EmbeddedNeo4jSettings(
-            home=home,
-            port=port,
-            heap="512m",
-            heap_max="1g",
-            pagecache="256m",
-            aot_cache=False,  # recording one costs ~30 s at the stop (test_embedded.py has it)
-            jvm_options=list(_SHORT_LIVED_JVM),
-        )
+    settings = EmbeddedNeo4jSettings(
+        home=home,
+        port=port,
+        heap="512m",
+        heap_max="1g",
+        pagecache="256m",
+        aot_cache=False,  # recording one costs ~30 s at the stop (test_embedded.py has it)
+        jvm_options=list(_SHORT_LIVED_JVM),
     )
-    started = embedded.start()
+    return EmbeddedNeo4j(settings), in_memory
+
+
+_EARLY = EarlyStart()
+
+
+def _needs(session: pytest.Session, fixture: str) -> bool:
+    return any(fixture in getattr(item, "fixturenames", ()) for item in session.items)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """This worker's test Neo4j starts as soon as its tests are known to need it."""
+    if session.config.option.collectonly or Neo4jSettings().external:
+        return
+    if _needs(session, "neo4j_settings"):
+        _EARLY.begin(*_test_server())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An early start no test took (the tests that needed it ran elsewhere): stopped."""
+    _stop(_EARLY.take())
+
+
+def _stop(started: bool | None) -> None:
+    server, in_memory = _EARLY.server, _EARLY.in_memory
+    if started and server is not None and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
+        server.stop()
+        if in_memory:  # memory is not a place to leave a store behind
+            shutil.rmtree(server.home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(request: pytest.FixtureRequest) -> Iterator[Neo4jSettings]:
+    """NEO4J_URI when set (nothing is started); else an embedded Neo4j just for the tests,
+    started early (``pytest_collection_finish``): while its JVM starts, the model loads
+    when this session needs it (sequential before: ~10-15 s of a worker's start)."""
+    configured = Neo4jSettings()
+    if configured.external:
+        yield configured
+        return
+    if _EARLY.server is None:
+        _EARLY.begin(*_test_server())
+    if _needs(request.session, "embedder"):
+        request.getfixturevalue("embedder")
+    started = _EARLY.take()
+    embedded = _EARLY.server
+    assert embedded is not None
     try:
         yield Neo4jSettings(uri=embedded.uri, username="neo4j", password=embedded.password())
     finally:
-        if started and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
-            embedded.stop()
-            if in_memory:  # memory is not a place to leave a store behind
-                shutil.rmtree(home, ignore_errors=True)
+        _stop(started)
 
 
 def _free_port() -> int:
@@ -291,55 +329,6 @@ async def store(neo4j_settings: Neo4jSettings, embedder: Any) -> AsyncIterator[A
         await driver.close()
 
 
-class SharedIngest:
-    """A folder of ../shared ingested once per session into a project of its own."""
-
-    def __init__(
-        self, project: str, folder: Path, items: list[Any], summary: Any, embedder: Any
-    ) -> None:
-        self.project, self.folder, self.items, self.summary = project, folder, items, summary
-        self.embedder = embedder  # the model it was ingested with: ingest again with it
-
-
-def _ingest_once(neo4j_settings: Neo4jSettings, embedder: Any, folder: Path) -> SharedIngest:
-    """Read and ingest ``folder`` with ``embedder`` on a driver and an event loop of its own,
-    in a thread: a session fixture is set up outside every test's event loop."""
-    import threading
-
-    import anyio
-
-    from metisgraph.graph.indexes import apply_schema
-    from metisgraph.graph.store import GraphStore, driver_from_settings
-    from metisgraph.ingest.adapters import read_path
-    from metisgraph.ingest.pipeline import Ingestor
-
-    project = f"t{SESSION}-shared-{folder.name}"[:60]
-    items = list(read_path(folder, project=project))
-    done: dict[str, Any] = {}
-
-    async def load() -> None:
-        driver = driver_from_settings(neo4j_settings)
-        try:
-            graph = GraphStore(driver, neo4j_settings.database)
-            await apply_schema(graph, embedder.dimension)
-            done["summary"] = await Ingestor(graph, embedder).ingest(items)
-        finally:
-            await driver.close()
-
-    def run() -> None:
-        try:
-            anyio.run(load)
-        except BaseException as error:  # raised again in the fixture below
-            done["error"] = error
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if "error" in done:
-        raise done["error"]
-    return SharedIngest(project, folder, items, done["summary"], embedder)
-
-
 @pytest.fixture(scope="session")
 def shared_trajectories(shared_dir: Path, neo4j_settings: Neo4jSettings) -> Any:
     """Every run of ../shared/trajectories, ingested once for the tests that read them
@@ -347,7 +336,7 @@ def shared_trajectories(shared_dir: Path, neo4j_settings: Neo4jSettings) -> Any:
     do not depend on meaning: the fast deterministic embedder."""
     from embedders import HashEmbedder
 
-    return _ingest_once(neo4j_settings, HashEmbedder(), shared_dir / "trajectories")
+    return ingest_once(neo4j_settings, HashEmbedder(), shared_dir / "trajectories", SESSION)
 
 
 @pytest.fixture(scope="session")
@@ -356,7 +345,7 @@ def shared_run(shared_dir: Path, neo4j_settings: Neo4jSettings, embedder: Any) -
     with the real model (test_feedback asks it questions): its tasks are read as they are;
     its episodes' trust is moved by test_feedback only."""
     run = shared_dir / "trajectories" / "mini-swe-agent-v1_gemini-3-pro_verified"
-    return _ingest_once(neo4j_settings, embedder, run)
+    return ingest_once(neo4j_settings, embedder, run, SESSION)
 
 
 @pytest.fixture(scope="session")

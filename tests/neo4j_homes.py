@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +46,36 @@ def scratch_home(tmp_path_factory: Any) -> tuple[Path, bool]:
     if in_memory_usable():
         return Path(tempfile.mkdtemp(prefix="metisgraph-scratch-", dir=IN_MEMORY)), True
     return tmp_path_factory.mktemp("scratch-neo4j"), False
+
+
+class EarlyStart:
+    """The test Neo4j started in a thread as soon as the run is known to need it (its tests
+    collected): the JVM starts while the worker's first test loads the model, instead of
+    before it (tests/conftest.py ``neo4j_settings`` takes the result)."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._outcome: dict[str, Any] = {}
+        self.server: EmbeddedNeo4j | None = None
+        self.in_memory = False
+
+    def begin(self, server: EmbeddedNeo4j, in_memory: bool) -> None:
+        def start() -> None:
+            try:
+                self._outcome["started"] = server.start()
+            except BaseException as error:  # raised again where the result is taken
+                self._outcome["error"] = error
+
+        self.server, self.in_memory = server, in_memory
+        self._thread = threading.Thread(target=start, name="test-neo4j-start", daemon=True)
+        self._thread.start()
+
+    def take(self) -> bool | None:
+        """Whether the early start started the server (None when none was begun); once."""
+        if self._thread is None:
+            return None
+        self._thread.join()
+        self._thread = None
+        if "error" in self._outcome:
+            raise self._outcome.pop("error")
+        return bool(self._outcome.pop("started"))
