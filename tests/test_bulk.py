@@ -35,13 +35,30 @@ def _sample(fixtures: Path, project: str) -> list[Any]:
 
 
 @pytest.mark.slow(50)
+class _Judged(GraphStore):
+    """A store noting where staleness is judged: the snippets judged in every environment
+    they have evidence in, and the (snippet, environment) pairs judged."""
+
+    def __init__(self, store: GraphStore) -> None:
+        super().__init__(store.driver, store.database)
+        self.judged: list[tuple[str, ...]] = []
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        if name == "stale_candidates":
+            self.judged += [("everywhere", s) for s in params["snippets"]]
+        if name == "stale_facts":
+            self.judged += [(p["snippet"], p["env"]) for p in params["pairs"]]
+        return await super().run(name, **params)
+
+
 async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
     store: Any, scratch_neo4j: Any, project: str, fixtures_dir: Path, tmp_path: Path
 ) -> None:
     embedder = HashEmbedder()
     items = _sample(fixtures_dir, project)
     # small batches: tasks, errors and code met again in later batches, both ways
-    wanted = await Ingestor(store, embedder, batch_size=7).ingest(items)
+    judged = _Judged(store)
+    wanted = await Ingestor(judged, embedder, batch_size=7).ingest(items)
     bulk = BulkIngestor(embedder, batch_size=7, workers=2)  # as on the command line
     files = await bulk.write_files(_sample(fixtures_dir, project), tmp_path)
     assert files.counts["Episode"] == wanted.written > 20
@@ -51,10 +68,12 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
     scratch_neo4j.start()
     driver = open_driver(scratch_neo4j.uri, "neo4j", scratch_neo4j.password())
     try:
-        target = GraphStore(driver)
+        target = _Judged(GraphStore(driver))
         await apply_schema(target, embedder.dimension)
         await bulk.derive(files, target)
         assert files.summary.as_dict() == wanted.as_dict()
+        # staleness judged where the pipeline judged it (not in every environment again)
+        assert sorted(target.judged) == sorted(judged.judged) != []
         got = await digest_project(target, project)
         if got != await digest_project(store, project):
             from graphdiff import canonical_parts

@@ -44,7 +44,7 @@ from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Batch, Done, Item, batches
 from metisgraph.ingest.pipeline.bulk_workers import Workers, last_versions
 from metisgraph.ingest.pipeline.families import assign_families
-from metisgraph.ingest.pipeline.ingestor import Ingestor, stage_snippets
+from metisgraph.ingest.pipeline.ingestor import Ingestor, judged_where, stage_snippets
 from metisgraph.ingest.pipeline.neighbours import refresh_within
 from metisgraph.ingest.pipeline.rows import error_row
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
@@ -88,6 +88,8 @@ class _Plan:
     snippets: list[PreparedSnippet]
     snippet_episodes: list[Row]
     batch: Batch  # its verdicts (the rest of its records are not kept)
+    # {project, key, episode_ids}: where the batch's episodes ran, for `judged_where`
+    environments: list[Row] = field(default_factory=list)
 
 
 class BulkIngestor(Ingestor):
@@ -226,6 +228,10 @@ class BulkIngestor(Ingestor):
             snippets=snippets,
             snippet_episodes=[{"project": r.project, "id": r.episode_id} for r in records],
             batch=Batch(verdicts=batch.verdicts, snippets=batch.snippets),
+            environments=[
+                {"project": r["project"], "key": r["key"], "episode_ids": r["episode_ids"]}
+                for r in write.environments
+            ],
         )
         path = folder / "plans" / f"{n:06d}.pickle"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -272,8 +278,15 @@ class BulkIngestor(Ingestor):
         await self._staleness(write)
 
     async def _snippets(self, write: WriteBatch, plan: _Plan) -> None:
-        """As `Ingestor._add_snippets`, from the snippets prepared with the files."""
+        """As `Ingestor._add_snippets`, from the snippets prepared with the files; where they
+        are judged again as the pipeline would have said with this batch's own rows (its
+        episodes and their environments, which the import wrote: the write step's rows
+        leave them out)."""
         await stage_snippets(self.store, self.embedder, write, plan.snippets, plan.snippet_episodes)
+        if plan.snippets:
+            rows = WriteBatch(projects=set(plan.projects))
+            rows.episodes, rows.environments = plan.episodes, plan.environments
+            write.snippets, write.stale_pairs = judged_where(plan.snippets, rows)
 
 
 def _again(batch: Batch, record: Any, episode: PreparedEpisode) -> Refused:
