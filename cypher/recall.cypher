@@ -394,11 +394,10 @@ RETURN EXISTS {
 // Everything recall returns about its hits, in one round trip: the episode (its facts and
 // action parameters as stored JSON), its task, its constraints and how it ended (the tests
 // its harness verdict failed), its errors, environment, neighbouring steps, contradictions, the newer
-// fixes that superseded it, its project's clock (for decay), the tools it used with their
+// fixes that superseded it, the recallable episodes it CONTRADICTS or SUPERSEDES either way
+// (`linked`: a hit's conflict partners), its project's clock (for decay), the tools it used with their
 // statistics (recount_tools) and the snippets across the
 // bridge ({{episode_snippets}}: that query's text, cypher/snippets.cypher).
-// {{vectors}}: `.embedding,` for conflict partners (recall's own hits get theirs with the
-// partners: graph/conflicts.conflict_sides), else empty.
 // {{steps}}: the neighbouring steps (`recall_steps`) when the caller shows them, else
 // `recall_no_steps`: two lookups a hit fewer.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
@@ -430,6 +429,11 @@ CALL (e) {
 CALL (e) {
   OPTIONAL MATCH (n:Episode {project: e.project})-[:SUPERSEDES]->(e)
   RETURN collect(DISTINCT n.id) AS superseded_by
+}
+CALL (e) {
+  OPTIONAL MATCH (e)-[:CONTRADICTS|SUPERSEDES]-(c:Episode {project: e.project})
+  WHERE c.recallable = true
+  RETURN collect(DISTINCT c.id) AS linked
 }
 CALL (e) {
   // What fixed the errors this step hit, by the lineage's fix links (RESOLVED {kind:
@@ -477,7 +481,7 @@ RETURN key.project AS project, key.id AS id,
           .action_command, .action_parameters, .facts, .observation, .error_text, .outcome,
           .tags, .source, .confidence,
           .review_status, .uses, .successes, .failures, .resolution,
-          .resolved_by, {{vectors}} .duplicate_of, .prior_confidence, .prior_strength,
+          .resolved_by, .duplicate_of, .prior_confidence, .prior_strength,
           .evidence_for, .evidence_against, .contexts,
           created_at: e.created_at.epochSeconds * 1000000 + e.created_at.microsecond,
           last_used_at: e.last_used_at.epochSeconds * 1000000 + e.last_used_at.microsecond,
@@ -491,7 +495,8 @@ RETURN key.project AS project, key.id AS id,
             started_at: t.started_at.epochSeconds * 1000000 + t.started_at.microsecond,
             ended_at: t.ended_at.epochSeconds * 1000000 + t.ended_at.microsecond,
             steps: COUNT { (t)-[:HAS_EPISODE]->() }} END AS task,
-       errors, environment, previous, next, contradicts, superseded_by, fixed_by, clock, tools,
+       errors, environment, previous, next, contradicts, superseded_by, linked, fixed_by, clock,
+       tools,
        {{episode_snippets}} AS snippets
 
 // name: recall_steps

@@ -105,26 +105,17 @@ WHERE e.id > $after AND e.outcome IN ['success', 'failure']
   AND EXISTS { (e)-[:HIT|RESOLVED]->(:Error) }
 RETURN e.id AS id ORDER BY e.id LIMIT $limit
 
-// name: conflict_partners
+// name: episode_similarities
 // mode: read
-// What recall's conflicts need beyond its expansion, in one row: the hits' own vectors (how
-// alike two hits are; the expansion leaves them out, most of the shortlist it expands is
-// never shown) and the episodes the hits CONTRADICT or SUPERSEDE, either way, that are not
-// among them ($keys: the hits), fetched whole after for the side-by-side view. Rejected
-// memory stays out.
-CALL () {
-  UNWIND $keys AS key
-  MATCH (e:Episode {project: key.project, id: key.id})
-  RETURN collect({project: e.project, id: e.id, embedding: e.embedding}) AS vectors
-}
-CALL () {
-  UNWIND $keys AS key
-  MATCH (e:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
-  WHERE c.project = e.project AND c.recallable = true
-    AND NOT {project: c.project, id: c.id} IN $keys
-  WITH DISTINCT c.project AS project, c.id AS id
-  ORDER BY project, id
-  LIMIT $limit
-  RETURN collect({project: project, id: id}) AS partners
-}
-RETURN vectors, partners
+// How alike each pair of the given episodes is, the cosine of their text vectors, computed
+// where the vectors are: recall's conflicts need that one number a pair (graph/conflicts.py),
+// not 384 a hit. Neo4j's cosine is (1 + cosine) / 2. One row: [project, id, project, id, cosine].
+UNWIND $keys AS key
+MATCH (e:Episode {project: key.project, id: key.id})
+WHERE e.embedding IS NOT NULL
+WITH collect(e) AS found
+UNWIND range(0, size(found) - 2) AS i
+UNWIND range(i + 1, size(found) - 1) AS j
+WITH found[i] AS a, found[j] AS b
+RETURN collect([a.project, a.id, b.project, b.id,
+                2 * vector.similarity.cosine(a.embedding, b.embedding) - 1]) AS pairs

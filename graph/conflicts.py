@@ -11,10 +11,12 @@ import numpy as np
 
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["Conflict", "ConflictSides", "conflict_sides", "find_conflicts"]
+__all__ = ["Conflict", "Similarities", "find_conflicts", "partners_of", "similarities"]
 
 Row = dict[str, Any]
 Key = tuple[str, str]
+# How alike two episodes are (cosine), by the pair of their (project, id).
+Similarities = dict[frozenset[Key], float]
 PARTNERS_PER_HIT = 3  # partners outside the hits fetched for each hit, at most
 
 _OPPOSITE = {frozenset({"success", "failure"}), frozenset({"partial", "failure"})}
@@ -62,32 +64,28 @@ def _superseded(episode: Mapping[str, Any], other: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class ConflictSides:
-    """The hits' own vectors by (project, id), and (project, id) of the episodes outside
-    them that they CONTRADICT or SUPERSEDE."""
-
-    vectors: dict[Key, list[float] | None]
-    partners: list[Key]
-
-
-async def conflict_sides(store: GraphStore, keys: Sequence[Key]) -> ConflictSides:
-    """The given episodes' vectors (two alike with opposite outcomes conflict) and the
-    episodes they CONTRADICT or SUPERSEDE (either way) that are not among them: the other
-    side of a recorded disagreement, outside the top k. One round trip."""
-    if not keys:
-        return ConflictSides({}, [])
-    rows = await store.run(
-        "conflict_partners",
-        keys=[{"project": p, "id": i} for p, i in keys],
-        limit=len(keys) * PARTNERS_PER_HIT,
-    )
-    row = rows[0] if rows else {"vectors": [], "partners": []}
-    vectors = {(v["project"], v["id"]): v["embedding"] for v in row["vectors"]}
-    return ConflictSides(vectors, [(p["project"], p["id"]) for p in row["partners"]])
+async def similarities(store: GraphStore, keys: Sequence[Key]) -> Similarities:
+    """How alike each pair of the given episodes is, computed by the server where their
+    vectors are (one number a pair comes back, not their vectors)."""
+    if len(keys) < 2:
+        return {}
+    rows = await store.run("episode_similarities", keys=[{"project": p, "id": i} for p, i in keys])
+    pairs = rows[0]["pairs"] if rows else []
+    return {frozenset({(ap, ai), (bp, bi)}): float(s) for ap, ai, bp, bi, s in pairs}
 
 
-def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> list[Conflict]:
+def partners_of(linked: Mapping[Key, Sequence[str]], shown: Sequence[Key]) -> list[Key]:
+    """The other side of a recorded disagreement outside the top k: the recallable episodes
+    the shown ones CONTRADICT or SUPERSEDE, either way (``linked``: each one's, by id, read
+    with its expansion), in (project, id) order, PARTNERS_PER_HIT a shown one at most."""
+    inside = set(shown)
+    found = {(p, other) for p, i in shown for other in linked.get((p, i), ())} - inside
+    return sorted(found)[: len(shown) * PARTNERS_PER_HIT]
+
+
+def find_conflicts(
+    episodes: Sequence[Mapping[str, Any]], threshold: float, alike: Similarities | None = None
+) -> list[Conflict]:
     """Pairs among the returned episodes that contradict each other, with the reason.
 
     Explicit CONTRADICTS links always count, and so does a newer fix that SUPERSEDES an
@@ -95,10 +93,14 @@ def find_conflicts(episodes: Sequence[Mapping[str, Any]], threshold: float) -> l
     situations are alike (cosine of their vectors >= threshold, or the same error) and
     their outcomes are opposite, or one succeeded with a different action than the other.
     Steps of one task are not in conflict: a task's own failures led to its success.
+    ``alike``: the pairs' similarities where known (else from the episodes' `embedding`).
     """
     out: list[Conflict] = []
     for a, b in combinations(episodes, 2):
-        similarity = _similarity(a.get("embedding"), b.get("embedding"))
+        pair = frozenset({(a.get("project"), a["id"]), (b.get("project"), b["id"])})
+        similarity = (alike or {}).get(pair)
+        if similarity is None:
+            similarity = _similarity(a.get("embedding"), b.get("embedding"))
         recorded = (
             _recorded(a, b["id"])
             or _recorded(b, a["id"])

@@ -29,7 +29,13 @@ from metisgraph.graph.channels import (
     gather_channels,
     lexical_channels,
 )
-from metisgraph.graph.conflicts import Conflict, conflict_sides, find_conflicts
+from metisgraph.graph.conflicts import (
+    Conflict,
+    Similarities,
+    find_conflicts,
+    partners_of,
+    similarities,
+)
 from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
@@ -51,6 +57,9 @@ from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 __all__ = ["Hit", "PatternHit", "RecallOutcome", "newer_first", "recall"]
 
 _M = TypeVar("_M", bound="Hit | PatternHit")
+# What the conflicts among the hits need, read with the expansion: how alike each pair of
+# the shortlist is, and each candidate's recorded partners (ids it CONTRADICTS/SUPERSEDES).
+_Sides = tuple[Similarities, dict[tuple[str, str], list[str]]]
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
@@ -214,22 +223,21 @@ async def _expand(
     shortlist: list[Fused],
     answers: ChannelAnswers,
     vector: list[float],
-) -> tuple[list[Hit], list[PatternHit], FeatureTable | None]:
+) -> tuple[list[Hit], list[PatternHit], FeatureTable | None, _Sides]:
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
-    merged duplicate folded into its canonical when both were found), and their patterns."""
+    merged duplicate folded into its canonical when both were found), their patterns, and
+    what their conflicts need: how alike each pair is, each one's recorded partners."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
-    # One round trip for the hits and the snippets across the bridge; patterns beside it.
-    # No vectors: of the shortlist only the hits shown need theirs, for their conflicts
-    # (_partners reads them; 384 numbers a row were most of what this read sent back).
+    # One round trip for the hits and the snippets across the bridge; patterns beside it,
+    # and how alike the candidates are (a number a pair: no vector comes back).
     expand = with_episode_snippets(
-        "recall_expand",
-        vectors="",
-        steps=query("recall_steps" if req.steps else "recall_no_steps").text,
+        "recall_expand", steps=query("recall_steps" if req.steps else "recall_no_steps").text
     )
-    rows, patterns = await asyncio.gather(
-        store.run_query(expand, {"keys": keys}),
-        pattern_rows(store, req, keys, vector),
+    alike = similarities(store, [f.key for f in shortlist] if req.conflicts else [])
+    rows, patterns, pairs = await asyncio.gather(
+        store.run_query(expand, {"keys": keys}), pattern_rows(store, req, keys, vector), alike
     )
+    linked = {(r["project"], r["id"]): r.get("linked") or [] for r in rows}
     by_key = {(r["project"], r["id"]): r for r in map(_with_moments, rows) if _in_tiers(r, req)}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
@@ -240,7 +248,7 @@ async def _expand(
     table = rerank(hits, answers.candidates, req)  # ranker: learned rescores them
     hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)
-    return hits, patterns_for(patterns, hits), table
+    return hits, patterns_for(patterns, hits), table, (pairs, linked)
 
 
 def _ranked(
@@ -335,7 +343,7 @@ async def recall(
     # A candidate only weak evidence found (one tag, one tool …) is not returned.
     fused = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
     expanded = time.perf_counter()
-    shortlist, patterns, table = await _expand(
+    shortlist, patterns, table, sides = await _expand(
         store, req, fused[: req.k * _EXPAND_EXTRA], answers, found.text
     )
     hits, patterns = _ranked(shortlist, patterns, req)
@@ -347,8 +355,8 @@ async def recall(
     conflicts: list[Conflict] = []
     partners: list[Hit] = []
     if reason is None and req.conflicts:
-        partners = await _partners(store, req, hits)
-        conflicts = _conflicts(hits, partners, req)
+        partners, alike = await _partners(store, req, hits, sides)
+        conflicts = _conflicts(hits, partners, req, alike)
     # From the first channel asked (the embedding is embed_ms, apart).
     timings["total_ms"] = timings["channels_ms"] + (time.perf_counter() - started) * 1000
     return RecallOutcome(
@@ -366,32 +374,35 @@ async def recall(
     )
 
 
-async def _partners(store: GraphStore, req: RecallRequest, hits: list[Hit]) -> list[Hit]:
-    """The episodes the hits CONTRADICT or SUPERSEDE that did not make the top k, whole (one
-    round trip to find them with the hits' own vectors, one to expand them), for the
-    side-by-side view."""
+async def _partners(
+    store: GraphStore, req: RecallRequest, hits: list[Hit], sides: _Sides
+) -> tuple[list[Hit], Similarities]:
+    """The episodes the hits CONTRADICT or SUPERSEDE that did not make the top k, whole (read
+    with the expansion; one round trip to expand them when there are some), for the
+    side-by-side view; and how alike each pair of hits and partners is."""
+    alike, linked = sides
     shown = [(h.episode["project"], h.episode["id"]) for h in hits]
-    sides = await conflict_sides(store, shown)  # the hits' vectors come with the partners
-    for hit, key in zip(hits, shown, strict=True):
-        hit.episode["embedding"] = sides.vectors.get(key)
-    found = sides.partners
+    found = partners_of(linked, shown)
     if not found:
-        return []
-    expand = with_episode_snippets(
-        "recall_expand", vectors=".embedding,", steps=query("recall_no_steps").text
+        return [], alike
+    expand = with_episode_snippets("recall_expand", steps=query("recall_no_steps").text)
+    rows, more = await asyncio.gather(
+        store.run_query(expand, {"keys": [{"project": p, "id": i} for p, i in found]}),
+        similarities(store, [*shown, *found]),
     )
-    rows = await store.run_query(expand, {"keys": [{"project": p, "id": i} for p, i in found]})
     now = datetime.now(UTC)
     return [_hit(_with_moments(row), Fused((row["project"], row["id"]), 0.0), req, now)
-            for row in rows]  # fmt: skip
+            for row in rows], alike | more  # fmt: skip
 
 
-def _conflicts(hits: list[Hit], partners: list[Hit], req: RecallRequest) -> list[Conflict]:
+def _conflicts(
+    hits: list[Hit], partners: list[Hit], req: RecallRequest, alike: Similarities
+) -> list[Conflict]:
     """Pairs that disagree among the hits, and between a hit and a partner outside them."""
     for hit in (*hits, *partners):
         hit.episode["error_keys"] = [e["key"] for e in hit.errors]
     outside = {p.episode["id"] for p in partners}
     found = find_conflicts(
-        [h.episode for h in (*hits, *partners)], req.settings.conflict_similarity
+        [h.episode for h in (*hits, *partners)], req.settings.conflict_similarity, alike
     )
     return [c for c in found if not (c.a in outside and c.b in outside)]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
+from metisgraph.graph.conflicts import find_conflicts
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
 
@@ -166,16 +167,25 @@ def _vectors_in(value: Any) -> int:
     return 0
 
 
-async def test_recall_reads_the_vectors_of_the_hits_it_shows_and_no_others(
+async def test_recall_reads_no_vector_and_finds_the_conflicts_the_vectors_give(
     store: Any, embedder: Any, project: str
 ) -> None:
-    """The expansion reads a shortlist of three candidates a hit; only the hits shown need
-    their vectors (how alike two of them are decides a conflict): those are read, with the
-    conflicts' partners, and no other."""
-    await _load(store, embedder, project)
+    """How alike two hits are decides a conflict: the server computes that one number for
+    each pair of the shortlist beside its expansion, so no vector (384 numbers a row, most
+    of what recall read) comes back; the conflicts are those the hits' own vectors give."""
+    await _load(store, embedder, project)  # the leak: 12 failures and 3 successes alike
     reading = _Reading(store.driver, store.database)
     reading.rows = []
-    outcome = await recall(reading, _request(project, RecallFilters()), _vectors(embedder))
-    assert len(outcome.hits) == 3
-    assert all(len(h.episode["embedding"]) == 384 for h in outcome.hits)
-    assert _vectors_in(reading.rows) == len(outcome.hits)
+    request = RecallRequest(projects=(project,), text=QUESTION, k=10)
+    outcome = await recall(reading, request, _vectors(embedder))
+    assert _vectors_in(reading.rows) == 0
+    rows = await store.run("eval_episode_vectors", project=project)
+    stored = {r["id"]: r["embedding"] for r in rows}
+    episodes = [{**h.episode, "embedding": stored[h.episode["id"]]} for h in outcome.hits]
+    expected = find_conflicts(episodes, request.settings.conflict_similarity)
+    assert any("opposite outcomes" in c.reason for c in expected)
+    assert [(c.a, c.b, c.reason) for c in outcome.conflicts] == [
+        (c.a, c.b, c.reason) for c in expected
+    ]
+    for got, want in zip(outcome.conflicts, expected, strict=True):
+        assert got.similarity == pytest.approx(want.similarity, abs=1e-5)
