@@ -97,7 +97,9 @@ def find_conflicts(
     """
     out: list[Conflict] = []
     for a, b in combinations(episodes, 2):
-        pair = frozenset({(a.get("project"), a["id"]), (b.get("project"), b["id"])})
+        pair = frozenset(
+            {(str(a.get("project")), str(a["id"])), (str(b.get("project")), str(b["id"]))}
+        )
         similarity = (alike or {}).get(pair)
         if similarity is None:
             similarity = _similarity(a.get("embedding"), b.get("embedding"))
