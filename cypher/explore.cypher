@@ -45,14 +45,20 @@ WHERE $order <> 'UNRESOLVED' OR open
 WITH r, sightings, tasks, first, last, fixes, fixed_at, open,
      CASE $order WHEN 'RECENT' THEN coalesce(last.epochMillis, -1) ELSE sightings END AS rank
 ORDER BY rank DESC, r.project, r.key
-WITH collect({rank: rank, project: r.project, key: r.key, kind: r.kind, category: r.category,
-              signature: r.signature, template: r.template, sightings: sightings,
+// The texts (kind, category, signature, template) are read for the page's rows only.
+WITH collect({rank: rank, project: r.project, key: r.key, node: r, sightings: sightings,
               tasks: tasks, first: first, last: last, fixes: fixes, fixed_at: fixed_at,
               open: open}) AS rows
-RETURN size(rows) AS total,
-       [x IN rows WHERE $after IS NULL OR x.rank < $after.rank
-          OR (x.rank = $after.rank AND (x.project > $after.project
-              OR (x.project = $after.project AND x.key > $after.key)))][..$first + 1] AS page
+WITH size(rows) AS total,
+     [x IN rows WHERE $after IS NULL OR x.rank < $after.rank
+        OR (x.rank = $after.rank AND (x.project > $after.project
+            OR (x.project = $after.project AND x.key > $after.key)))][..$first + 1] AS page
+RETURN total,
+       [x IN page | {rank: x.rank, project: x.project, key: x.key, kind: x.node.kind,
+                     category: x.node.category, signature: x.node.signature,
+                     template: x.node.template, sightings: x.sightings, tasks: x.tasks,
+                     first: x.first, last: x.last, fixes: x.fixes, fixed_at: x.fixed_at,
+                     open: x.open}] AS page
 
 // name: explore_error
 // mode: read
