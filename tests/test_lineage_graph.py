@@ -160,7 +160,7 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
     assert counts[story.billing].fixes == 0 and counts[story.shop].fixes >= 2
 
 
-@pytest.mark.slow
+# Not slow (1.5 s, at the line): test-fast's one check of the regression pairing.
 async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
     store: Any, embedder: Any, story: Story
 ) -> None:
