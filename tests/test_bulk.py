@@ -42,8 +42,10 @@ class _Judged(GraphStore):
     def __init__(self, store: GraphStore) -> None:
         super().__init__(store.driver, store.database)
         self.judged: list[tuple[str, ...]] = []
+        self.runs: dict[str, int] = {}
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        self.runs[name] = self.runs.get(name, 0) + 1
         if name == "stale_candidates":
             self.judged += [("everywhere", s) for s in params["snippets"]]
         if name == "stale_facts":
@@ -74,6 +76,8 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
         assert files.summary.as_dict() == wanted.as_dict()
         # staleness judged where the pipeline judged it (not in every environment again)
         assert sorted(target.judged) == sorted(judged.judged) != []
+        # families found once over every imported error, not again at each batch
+        assert target.runs["error_family_buckets"] == 1 < judged.runs["error_family_buckets"]
         got = await digest_project(target, project)
         if got != await digest_project(store, project):
             from graphdiff import canonical_parts

@@ -240,16 +240,23 @@ class BulkIngestor(Ingestor):
 
     # -- after the import ----------------------------------------------------------------
     async def derive(self, files: BulkFiles, store: GraphStore) -> None:
-        """Every batch's plan in order over the imported graph (``store``), then the kept
-        counts."""
+        """Every batch's plan in order over the imported graph (``store``), then the error
+        families and the kept counts."""
         self.store = store
         for label, rows in files.empty_lists.items():
             for start in range(0, len(rows), _RECOUNT_PAGE):
                 page = rows[start : start + _RECOUNT_PAGE]
                 await store.run(f"bulk_empty_lists_{label.lower()}", rows=page)
+        buckets: set[tuple[str, str]] = set()
         for path in files.plans:
             plan: _Plan = pickle.loads(path.read_bytes())  # noqa: S301 - written by write_files
             await self._derive(plan, files.summary)
+            buckets |= plan.family_buckets
+        # Families once, over every bucket: every error is imported already, so a bucket's
+        # first batch found them all (the later ones read it whole again, 22 s at 100k), and
+        # no write step reads a family (cypher/families.cypher alone writes them).
+        if buckets:
+            await assign_families(self.store, buckets)
         await self.store.run("migrate_error_counts")
         for start in range(0, len(files.tools), _RECOUNT_PAGE):
             await self.store.run("recount_tools", rows=files.tools[start : start + _RECOUNT_PAGE])
@@ -273,8 +280,6 @@ class BulkIngestor(Ingestor):
         await write_batch(
             self.store, write, then=in_turn(refresh_within(write.chained_tasks), feedback)
         )
-        if write.family_buckets:
-            await assign_families(self.store, write.family_buckets)
         await self._staleness(write)
 
     async def _snippets(self, write: WriteBatch, plan: _Plan) -> None:
