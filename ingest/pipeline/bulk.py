@@ -44,7 +44,7 @@ from metisgraph.ingest.embeddings import Embedder
 from metisgraph.ingest.pipeline.batches import Batch, Done, Item, batches
 from metisgraph.ingest.pipeline.bulk_workers import Workers, last_versions
 from metisgraph.ingest.pipeline.families import assign_families
-from metisgraph.ingest.pipeline.ingestor import Ingestor, judged_where, stage_snippets
+from metisgraph.ingest.pipeline.ingestor import Ingestor, stage_snippets
 from metisgraph.ingest.pipeline.neighbours import refresh_within
 from metisgraph.ingest.pipeline.rows import error_row
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
@@ -287,11 +287,11 @@ class BulkIngestor(Ingestor):
         are judged again as the pipeline would have said with this batch's own rows (its
         episodes and their environments, which the import wrote: the write step's rows
         leave them out)."""
-        await stage_snippets(self.store, self.embedder, write, plan.snippets, plan.snippet_episodes)
-        if plan.snippets:
-            rows = WriteBatch(projects=set(plan.projects))
-            rows.episodes, rows.environments = plan.episodes, plan.environments
-            write.snippets, write.stale_pairs = judged_where(plan.snippets, rows)
+        rows = WriteBatch(projects=set(plan.projects))
+        rows.episodes, rows.environments = plan.episodes, plan.environments
+        await stage_snippets(
+            self.store, self.embedder, write, plan.snippets, plan.snippet_episodes, rows
+        )
 
 
 def _again(batch: Batch, record: Any, episode: PreparedEpisode) -> Refused:

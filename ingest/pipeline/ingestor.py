@@ -311,9 +311,12 @@ async def stage_snippets(
     write: WriteBatch,
     snippets: list[PreparedSnippet],
     snippet_episodes: list[dict[str, Any]],
+    judged_by: WriteBatch | None = None,
 ) -> None:
     """Put prepared snippets into a batch's write: versions placed, the new ones embedded
-    once, their write steps queued (the pipeline and the bulk path alike)."""
+    once, their write steps queued (the pipeline and the bulk path alike). Where they are
+    judged again is read from `judged_by`'s episodes and environments (default: `write`'s;
+    the bulk path's write leaves out the rows the import wrote and passes them here)."""
     if not snippets:
         return
     write.projects |= {s.project for s in snippets}
@@ -322,7 +325,7 @@ async def stage_snippets(
     vectors = await embedder.aencode([s.text_for_embedding for s in todo])
     embedded = {(s.project, s.id): Vector(v.tolist()) for s, v in zip(todo, vectors, strict=True)}
     write.extra.extend(snippet_write_steps(snippets, embedded))
-    write.snippets, write.stale_pairs = judged_where(snippets, write)
+    write.snippets, write.stale_pairs = judged_where(snippets, judged_by or write)
     write.snippet_episodes = snippet_episodes
 
 
