@@ -110,12 +110,15 @@ RETURN e.id AS id ORDER BY e.id LIMIT $limit
 // How alike each pair of the given episodes is, the cosine of their text vectors, computed
 // where the vectors are: recall's conflicts need that one number a pair (graph/conflicts.py),
 // not 384 a hit. Neo4j's cosine is (1 + cosine) / 2. One row: [project, id, project, id, cosine].
+// Each vector is read from the store once, as a value: a pair reading its two nodes'
+// properties read every vector n - 1 times (the read's cost grew with the pairs, 276 for
+// planContext's 24 candidates).
 UNWIND $keys AS key
 MATCH (e:Episode {project: key.project, id: key.id})
 WHERE e.embedding IS NOT NULL
-WITH collect(e) AS found
+WITH collect([e.project, e.id, e.embedding]) AS found
 UNWIND range(0, size(found) - 2) AS i
+WITH found, found[i] AS a, i
 UNWIND range(i + 1, size(found) - 1) AS j
-WITH found[i] AS a, found[j] AS b
-RETURN collect([a.project, a.id, b.project, b.id,
-                2 * vector.similarity.cosine(a.embedding, b.embedding) - 1]) AS pairs
+WITH a, found[j] AS b
+RETURN collect([a[0], a[1], b[0], b[1], 2 * vector.similarity.cosine(a[2], b[2]) - 1]) AS pairs

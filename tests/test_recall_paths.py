@@ -12,6 +12,7 @@ import pytest
 
 from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
 from metisgraph.graph.conflicts import find_conflicts
+from metisgraph.graph.cypher import query
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
 
@@ -189,3 +190,25 @@ async def test_recall_reads_no_vector_and_finds_the_conflicts_the_vectors_give(
     ]
     for got, want in zip(outcome.conflicts, expected, strict=True):
         assert got.similarity == pytest.approx(want.similarity, abs=1e-5)
+
+
+def _db_hits(plan: Any) -> int:
+    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
+
+
+async def test_the_similarities_read_reads_each_vector_once(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """How alike the shortlist's pairs are is computed beside every recall's expansion: its
+    cost (db hits) grows with the episodes asked, not with their pairs (30 episodes, 435
+    pairs: reading two nodes' vectors a pair read each one 29 times)."""
+    await _load(store, embedder, project)
+    keys = [{"project": project, "id": f"m{n}"} for n in range(30)]
+    text = query("episode_similarities").text
+    body = text.removeprefix("CYPHER 25\n")
+    async with store.driver.session(database=store.database) as session:
+        result = await session.run(f"CYPHER 25 PROFILE {body}", {"keys": keys})
+        rows = [r.data() async for r in result]
+        summary = await result.consume()
+    assert len(rows[0]["pairs"]) == 30 * 29 // 2
+    assert _db_hits(summary.profile) <= 5 * len(keys)
