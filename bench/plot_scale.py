@@ -45,9 +45,16 @@ def series(store: list[dict[str, Any]], recall: list[dict[str, Any]]) -> dict[st
     return {k: sorted(v) for k, v in out.items() if v}
 
 
-def svg(data: dict[str, list[tuple[int, float, float]]], title: str) -> str:
+def svg(
+    data: dict[str, list[tuple[int, float, float]]],
+    title: str,
+    colours: dict[str, str] = COLOURS,
+    unit: str = "ms per question over HTTP (log)",
+    target: float | None = None,
+) -> str:
     xs = [p[0] for points in data.values() for p in points]
     ys = [y for points in data.values() for p in points for y in p[1:]]
+    ys += [target] if target is not None else []
     x0, x1 = math.log10(min(xs)) - 0.15, math.log10(max(xs)) + 0.15
     y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
 
@@ -73,6 +80,12 @@ def svg(data: dict[str, list[tuple[int, float, float]]], title: str) -> str:
                 f'stroke="#ddd"/><text x="{LEFT - 6}" y="{py(y) + 4:.1f}" '
                 f'text-anchor="end">{y:g}</text>'
             )
+    if target is not None:  # a horizontal line: the target the figures are held to
+        parts.append(
+            f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{py(target):.1f}" y2="{py(target):.1f}" '
+            f'stroke="#888" stroke-dasharray="2,3"/><text x="{W - RIGHT - 4}" '
+            f'y="{py(target) - 5:.1f}" text-anchor="end" fill="#666">target {target:g}</text>'
+        )
     for x in sorted(set(xs)):
         label = f"{x // 1000:,}k" if x < 1_000_000 else f"{x // 1_000_000}M"
         parts.append(
@@ -84,10 +97,10 @@ def svg(data: dict[str, list[tuple[int, float, float]]], title: str) -> str:
         f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 18}" text-anchor="middle">episodes '
         "(log)</text>"
         f'<text transform="translate(18,{(TOP + H - BOTTOM) / 2}) rotate(-90)" '
-        'text-anchor="middle">ms per question over HTTP (log); solid p50, dashed p95</text>'
+        f'text-anchor="middle">{unit}; solid p50, dashed p95</text>'
     )
     for row, (name, points) in enumerate(data.items()):
-        colour = COLOURS[name]
+        colour = colours[name]
         for index, dash in ((1, ""), (2, ' stroke-dasharray="5,4"')):
             path = " ".join(f"{px(p[0]):.1f},{py(p[index]):.1f}" for p in points)
             parts.append(
