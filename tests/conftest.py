@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jvm_cache import SharedAotNeo4j
 from neo4j_homes import EarlyStart, neo4j_test_home, scratch_home
 from scheduling import UNITS_KEY, group_and_order, make_scheduler, units_file
 from shared_ingest import ingest_once
@@ -90,24 +91,25 @@ def fixtures_dir() -> Path:
 # by side (4 recall/lineage/snippet modules, a fresh server each, load 2.8–5.1): JVM CPU
 # 118–133 s → 84–91 s, wall 154–177 s → 124–130 s with the first tier only.
 _SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1",)
+# The JVM of every test server (the workers' and the scratch one): the same options, so one
+# AOT cache of the machine's serves them all (tests/jvm_cache.py).
+_TEST_JVM: dict[str, Any] = {
+    "heap": "512m",
+    "heap_max": "1g",
+    "jvm_options": list(_SHORT_LIVED_JVM),
+}
 
 
 def _test_server() -> tuple[EmbeddedNeo4j, bool]:
-    """This worker's test Neo4j (not started yet) and whether its store is in memory."""
+    """This worker's test Neo4j (not started yet) and whether its store is in memory. It
+    records the machine's AOT cache when none is there only if this session stops it."""
     port = int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688"))
     worker = _worker()
     port += 1000 * worker  # each parallel worker has a Neo4j of its own: no test sees another's
     home, in_memory = neo4j_test_home(ROOT, worker, port)
-    settings = EmbeddedNeo4jSettings(
-        home=home,
-        port=port,
-        heap="512m",
-        heap_max="1g",
-        pagecache="256m",
-        aot_cache=False,  # recording one costs ~30 s at the stop (test_embedded.py has it)
-        jvm_options=list(_SHORT_LIVED_JVM),
-    )
-    return EmbeddedNeo4j(settings), in_memory
+    settings = EmbeddedNeo4jSettings(home=home, port=port, pagecache="256m", **_TEST_JVM)
+    kept = bool(os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"))
+    return SharedAotNeo4j(settings, record=not kept), in_memory
 
 
 _EARLY = EarlyStart()
@@ -181,16 +183,8 @@ def scratch_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded
     if Neo4jSettings().external:
         pytest.skip("needs an embedded Neo4j of its own (NEO4J_URI is set)")
     home, in_memory = scratch_home(tmp_path_factory)
-    embedded = EmbeddedNeo4j(
-        EmbeddedNeo4jSettings(
-            home=home,
-            port=_free_port(),
-            heap="512m",
-            heap_max="768m",
-            pagecache="128m",
-            aot_cache=False,  # a home of one session: recording a cache would only cost
-            jvm_options=list(_SHORT_LIVED_JVM),
-        )
+    embedded = SharedAotNeo4j(
+        EmbeddedNeo4jSettings(home=home, port=_free_port(), pagecache="128m", **_TEST_JVM)
     )
     embedded.start()
     try:
