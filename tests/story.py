@@ -35,8 +35,10 @@ def story_records(story: Story) -> list[Any]:
 
 
 def ingest_story(neo4j_settings: Any, embedder: Any, story: Story) -> None:
-    """Write the story into the test Neo4j (the schema applied first), on a driver of its
-    own: for module fixtures, outside any test's event loop."""
+    """Write the story into the test Neo4j (the schema applied first), on a driver and an
+    event loop of its own, in a thread: for module fixtures, outside any test's loop."""
+    import threading
+
     import anyio
 
     from metisgraph.graph.indexes import apply_schema
@@ -48,11 +50,35 @@ def ingest_story(neo4j_settings: Any, embedder: Any, story: Story) -> None:
         try:
             store = GraphStore(driver, neo4j_settings.database)
             await apply_schema(store, embedder.dimension)
-            await Ingestor(store, embedder).ingest(story_records(story))
+            summary = await Ingestor(store, embedder).ingest(story_records(story))
+            assert summary.refused == 0, summary.refusals
         finally:
             await driver.close()
 
-    anyio.run(load)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            anyio.run(load)
+        except BaseException as error:  # raised again in the fixture's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
+def module_story(neo4j_settings: Any, embedder: Any, prefix: str) -> Story:
+    """The story ingested once under two new projects, for a module's tests that only read
+    it (a test that writes to its projects loads one of its own: ``load_story``)."""
+    import uuid
+
+    name = f"{prefix}{uuid.uuid4().hex[:8]}"
+    story = Story(shop=f"{name}-shop", billing=f"{name}-billing")
+    ingest_story(neo4j_settings, embedder, story)
+    return story
 
 
 def numpy_error_key() -> str:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from story import Story, load_story, numpy_error_key
+from story import Story, module_story, numpy_error_key
 
 from metisgraph.graph.explore import (
     ErrorOrder,
@@ -22,9 +22,10 @@ from metisgraph.graph.refs import InvalidCursor, NodeRef, decode_id, encode_id
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-async def story(store: Any, embedder: Any, project: str) -> Story:
-    return await load_story(store, embedder, project)
+@pytest.fixture(scope="module")
+def story(neo4j_settings: Any, embedder: Any) -> Story:
+    """One story for the module: every test here only reads it."""
+    return module_story(neo4j_settings, embedder, "xg")
 
 
 def test_global_ids_round_trip_and_refuse_what_is_not_ours() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from story import Story, load_story
+from story import Story, load_story, module_story
 
 from metisgraph.graph.digest import digest_export, digest_project, graph_digest
 from metisgraph.graph.exports import (
@@ -25,8 +25,15 @@ from metisgraph.graph.exports import (
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def story(neo4j_settings: Any, embedder: Any) -> Story:
+    """One story for the tests that only read it (an import writes to projects of its own)."""
+    return module_story(neo4j_settings, embedder, "ex")
+
+
 @pytest.fixture
-async def story(store: Any, embedder: Any, project: str) -> Story:
+async def own_story(store: Any, embedder: Any, project: str) -> Story:
+    """A story of the test's own, for a test that changes it."""
     return await load_story(store, embedder, project)
 
 
@@ -113,7 +120,8 @@ async def test_export_import_export_gives_the_same_graph(store: Any, story: Stor
     assert named[0]["links"] > 0 and named[0]["named"] == named[0]["links"]
 
 
-async def test_the_digest_sees_a_change(store: Any, story: Story) -> None:
+async def test_the_digest_sees_a_change(store: Any, own_story: Story) -> None:
+    story = own_story
     before = await digest_project(store, story.shop)
     await store.run_text(
         "MATCH (e:Episode {project: $p, id: 'shop-report-may-s0'}) SET e.outcome = 'success'",

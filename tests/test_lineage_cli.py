@@ -12,7 +12,7 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from story import Story, load_story
+from story import Story, module_story
 
 from metisgraph.graph.digest import digest_export, digest_project
 from metisgraph.graph.settings import Neo4jSettings
@@ -37,9 +37,10 @@ def _here(cli_in_process: Any, *args: str) -> subprocess.CompletedProcess[str]:
     return completed
 
 
-@pytest.fixture
-async def story(store: Any, embedder: Any, project: str) -> Story:
-    return await load_story(store, embedder, project)
+@pytest.fixture(scope="module")
+def story(neo4j_settings: Neo4jSettings, embedder: Any) -> Story:
+    """One story for both tests: they read it (an import writes to projects of its own)."""
+    return module_story(neo4j_settings, embedder, "lc")
 
 
 async def test_lineage_and_analytics_read_like_a_report(

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from story import Story, load_story, numpy_error_key
+from story import Story, load_story, module_story, numpy_error_key
 
 from metisgraph.graph.lineage import (
     ErrorKey,
@@ -20,8 +20,15 @@ from metisgraph.graph.rows import iso_time, native_time
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def story(neo4j_settings: Any, embedder: Any) -> Story:
+    """One story for the tests that only read it."""
+    return module_story(neo4j_settings, embedder, "lg")
+
+
 @pytest.fixture
-async def story(store: Any, embedder: Any, project: str) -> Story:
+async def own_story(store: Any, embedder: Any, project: str) -> Story:
+    """A story of the test's own, for a test that writes into its projects."""
     return await load_story(store, embedder, project)
 
 
@@ -65,8 +72,12 @@ async def test_ingest_links_the_code_that_ended_an_error(store: Any, story: Stor
     assert billing[0]["n"] == 0
 
 
-async def test_fixes_are_derived_again_not_doubled(store: Any, embedder: Any, story: Story) -> None:
+async def test_fixes_are_derived_again_not_doubled(
+    store: Any, embedder: Any, own_story: Story
+) -> None:
     from story import story_records
+
+    story = own_story
 
     from metisgraph.ingest.pipeline.ingestor import Ingestor
 
@@ -162,10 +173,11 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
 
 # Not slow (1.5 s, at the line): test-fast's one check of the regression pairing.
 async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
-    store: Any, embedder: Any, story: Story
+    store: Any, embedder: Any, own_story: Story
 ) -> None:
     """After two fixes of the error (March's patch, May's upgrade), a June sighting is the
     regression of May's fix, not of the first one; the earlier sightings keep March's."""
+    story = own_story
     import json
 
     from story import STORY
