@@ -219,12 +219,14 @@ async def periodic_maintain(
         started = time.perf_counter()
         if options.maintain == "whole":
             out["whole"] = await _maintain(store, options.project)
-        else:
+        elif options.maintain in ("marked", "settle"):
             rows = await store.run("bench_mark_maintained", project=options.project)
             out["marked"] = rows[0]["marked"]
             # what a first run does besides the episodes (situations, retired snippets)
             out["settle"] = await _maintain(store, options.project)
         out["before_s"] = round(time.perf_counter() - started, 1)
+        if options.maintain == "settle":  # the periodic run later: `--maintain periodic`
+            return out
         embedder = DerivedEmbedder(EmbeddingCache(options.embeddings))
         started = time.perf_counter()
         summary = await Ingestor(store, embedder, batch_size=256).ingest(items)
@@ -277,9 +279,10 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         with running_neo4j(home, options.port, options.heap, options.pagecache) as neo4j:
             out["neo4j_start_s"] = round(time.perf_counter() - started, 1)
-            sample, out["project"] = asyncio.run(_sample_and_size(neo4j, options))
-            print("project", json.dumps(out["project"]), flush=True)
-            out["reads"] = api_reads(neo4j, options, given, sample)
+            if not options.no_reads:
+                sample, out["project"] = asyncio.run(_sample_and_size(neo4j, options))
+                print("project", json.dumps(out["project"]), flush=True)
+                out["reads"] = api_reads(neo4j, options, given, sample)
             if options.maintain != "none":
                 out["maintain"] = asyncio.run(periodic_maintain(neo4j, options, given["records"]))
                 print("maintain", json.dumps(out["maintain"], default=str), flush=True)
@@ -312,7 +315,14 @@ def main() -> None:
     later.add_argument("--lineage", type=int, default=30, help="small lineages timed")
     later.add_argument("--large", type=int, default=5, help="large lineages timed")
     later.add_argument("--error-rounds", type=int, default=20)
-    later.add_argument("--maintain", choices=("marked", "whole", "none"), default="marked")
+    later.add_argument(
+        "--maintain",
+        choices=("marked", "whole", "settle", "periodic", "none"),
+        default="marked",
+        help="marked = settle (episodes marked seen + one run) then periodic (1,000 new + a "
+        "run); whole = a whole first run then periodic; settle / periodic: one of the two",
+    )
+    later.add_argument("--no-reads", action="store_true", help="maintain only (a later step)")
     options = parser.parse_args()
     asked = 2 * _WARM_QUESTIONS + options.recall + options.plan
     if options.command == "prepare":
