@@ -156,8 +156,11 @@ def _plan(client: httpx.Client, url: str, project: str, asked: list[Query]) -> d
     return {**_summary(times), "tokens_median": statistics.median(tokens)}
 
 
-def api_reads(neo4j: BenchNeo4j, options: argparse.Namespace, given: dict, sample: Any) -> dict:
-    project, out = options.project, {}
+def api_reads(
+    neo4j: BenchNeo4j, options: argparse.Namespace, given: dict, sample: Any, out: dict
+) -> None:
+    """Each read's figures into ``out``, saved after each (a run cut short keeps them)."""
+    project = options.project
     questions: list[Query] = given["queries"]
     recall_asked = questions[: _WARM_QUESTIONS + options.recall]
     plan_asked = questions[len(recall_asked) :][: _WARM_QUESTIONS + options.plan]
@@ -186,8 +189,8 @@ def api_reads(neo4j: BenchNeo4j, options: argparse.Namespace, given: dict, sampl
             out[name] = {**out[name], "part_s": round(time.perf_counter() - mark, 1)}
             out[name]["load"] = [before, _load()]
             print(name, json.dumps(out[name]), flush=True)
+            options.save()
         out["rss_mb"] = {"api": rss_mb(options.api_port), "neo4j": rss_mb(options.port)}
-    return out
 
 
 # ---------------------------------------------------------------- the writes, last
@@ -261,10 +264,10 @@ def _target(options: argparse.Namespace) -> Any:
         shutil.rmtree(copy, ignore_errors=True)
 
 
-def run(options: argparse.Namespace) -> dict[str, Any]:
+def run(options: argparse.Namespace, out: dict[str, Any]) -> None:
     given = inputs(options.seed, options.size, options.new, 2 * _WARM_QUESTIONS + options.recall
                    + options.plan)  # fmt: skip
-    out: dict[str, Any] = {
+    out.update({
         "size": options.size,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "home": str(options.home),
@@ -273,7 +276,7 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
         "pagecache": options.pagecache,
         "store_bytes": _disk(options.home / "data"),
         "load_start": _load(),
-    }
+    })  # fmt: skip
     with _target(options) as (home, copy_s):
         out["copy_s"] = copy_s
         started = time.perf_counter()
@@ -282,12 +285,13 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
             if not options.no_reads:
                 sample, out["project"] = asyncio.run(_sample_and_size(neo4j, options))
                 print("project", json.dumps(out["project"]), flush=True)
-                out["reads"] = api_reads(neo4j, options, given, sample)
+                out["reads"] = {}
+                api_reads(neo4j, options, given, sample, out["reads"])
             if options.maintain != "none":
                 out["maintain"] = asyncio.run(periodic_maintain(neo4j, options, given["records"]))
                 print("maintain", json.dumps(out["maintain"], default=str), flush=True)
+                options.save()
     out["load_end"] = _load()
-    return out
 
 
 def main() -> None:
@@ -329,11 +333,15 @@ def main() -> None:
         prepare(options.seed, options.size, options.new, asked)
         return
     options.project = options.project or f"bench-s{options.seed}-n{options.size}"
-    result = run(options)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"reads-at-n{options.size}-{time.strftime('%Y%m%dT%H%M%SZ')}.json"
-    path.write_text(json.dumps(result, indent=2, default=str))
-    print(f"results: {path}", flush=True)
+    result: dict[str, Any] = {}
+    options.save = lambda: path.write_text(json.dumps(result, indent=2, default=str))
+    try:
+        run(options, result)
+    finally:
+        options.save()
+        print(f"results: {path}", flush=True)
 
 
 if __name__ == "__main__":

@@ -111,10 +111,10 @@ def rows(runs: dict[int, dict[str, Any]], builds: dict[int, dict[str, Any]]) -> 
         return f"{r.get('api') or 0:,.0f} / {r.get('neo4j') or 0:,.0f} MB" if r else "—"
 
     line("resident memory, API / Neo4j", rss)
-    line("Neo4j start / API ready", lambda s: f"{runs[s]['neo4j_start_s']:.0f} / "
-         f"{runs[s]['reads']['api_ready_s']:.0f} s" if s in runs else "—")  # fmt: skip
+    line("Neo4j start / API ready", lambda s: f"{runs[s].get('neo4j_start_s', 0):.0f} / "
+         f"{reads(s).get('api_ready_s', 0):.0f} s" if s in runs else "—")  # fmt: skip
     line("load average, start → end", lambda s: f"{runs[s]['load_start'][0]:.2f} → "
-         f"{runs[s]['load_end'][0]:.2f}" if s in runs else "—")  # fmt: skip
+         f"{runs[s].get('load_end', [0])[0]:.2f}" if s in runs else "—")  # fmt: skip
 
     def build(key: str, unit: str = " s") -> Any:
         return lambda s: f"{builds[s][key]:,}{unit}" if key in builds.get(s, {}) else "—"
