@@ -156,3 +156,22 @@ def test_plan_context_shows_the_long_step_compactly_at_budget_2000(gql: Any, pro
     assert "ModuleNotFoundError: No module named 'sqlparse'" in plan["prompt"]
     if plan["leftOut"]:
         assert f"{plan['leftOut']} lower-ranked memories left out" in plan["prompt"]
+
+
+def test_the_prompt_is_counted_by_its_pieces_never_whole() -> None:
+    """Counting is fitting's cost: with the prompt's tokenizer each piece is counted once
+    and the prompt's tokens are their sum (no token spans the newlines that join them),
+    never a count of the whole prompt; the same prompt as when the whole is counted."""
+    count = prompt_tokenizer().count
+    asked: list[str] = []
+
+    def counting(text: str) -> int:
+        asked.append(text)
+        return count(text)
+
+    many = [_big(1), _small(1), _big(2), _small(2), _small(3)]
+    for memories, budget in ((many, 380), (many, 600), (many, 2000), ([], 2000)):
+        fitted = fit(TASK, memories, budget, counting, additive=True)
+        assert fitted.tokens == count(fitted.prompt) <= budget
+        assert fitted.prompt not in asked
+        assert fit(TASK, memories, budget, count) == fitted  # as when the whole is counted

@@ -186,14 +186,21 @@ def render(task: PlanTask, memories: Sequence[Memory], left_out: int = 0, budget
 
 
 def fit(
-    task: PlanTask, memories: Sequence[Memory], budget: int, count: Callable[[str], int]
+    task: PlanTask,
+    memories: Sequence[Memory],
+    budget: int,
+    count: Callable[[str], int],
+    *,
+    additive: bool = False,
 ) -> Fitted:
     """The prompt with as many of the top memories as the budget holds (never over it), each
     shortened to its share when longer.
 
-    The prompt is its pieces joined by newlines, and no token spans a newline (the WordPiece
-    pre-tokenizer splits on whitespace), so its count is the sum of theirs: each piece is
-    counted once, and the whole prompt once more at the end, the exact guard of the budget.
+    The prompt is its pieces joined by newlines, each piece counted once. ``additive``: no
+    token of ``count`` spans a newline (the WordPiece pre-tokenizer splits on whitespace),
+    so the prompt's count is the sum of its pieces' and the whole is never counted (that
+    count cost a third of the fitting); otherwise the whole prompt is counted once more at
+    the end, the exact guard of the budget.
     """
     total = len(memories)
     fixed = count(_head(task)) + count(_TAIL)
@@ -213,16 +220,31 @@ def fit(
             break
         shown.append(placed[0])
         each.append(placed[1])
+
+    def tokens_with(n: int) -> int:
+        if additive:
+            return _tokens(fixed, each, n, total, budget, count)
+        return count(render(task, shown[:n], total - n, budget))
+
     n = len(shown)
-    prompt = render(task, shown, total - n, budget)
-    tokens = count(prompt)
-    while tokens > budget:  # never expected (the pieces add up), but the budget is a promise
+    tokens = tokens_with(n)
+    while tokens > budget:  # never expected when counts add up, but the budget is a promise
         if n == 0:
             raise BudgetTooSmall(tokens, budget)
         n -= 1
-        prompt = render(task, shown[:n], total - n, budget)
-        tokens = count(prompt)
+        tokens = tokens_with(n)
+    prompt = render(task, shown[:n], total - n, budget)
     return Fitted(prompt, shown[:n], tokens, total - n, tuple(each[:n]))
+
+
+def _tokens(
+    fixed: int, each: Sequence[int], n: int, total: int, budget: int, count: Callable[[str], int]
+) -> int:
+    """The tokens of the prompt ``render`` makes with the first ``n`` memories: the head and
+    the tail, those memories' blocks, and the note on those left out (or that none applies)."""
+    if n < total:
+        return fixed + sum(each[:n]) + count(_left_out(total - n, budget, n))
+    return fixed + sum(each[:n]) + (0 if n else count(_NONE))
 
 
 def _shortest_within(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 
 import anyio
 
@@ -130,7 +131,9 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
     tokenizer = prompt_tokenizer()
     try:
         # Counting a prompt's tokens is CPU work: in a worker thread, off the event loop.
-        fitted = await anyio.to_thread.run_sync(fit, task, memories, req.budget, tokenizer.count)
+        fitting = partial(fit, task, memories, req.budget, tokenizer.count,
+                          additive=tokenizer.additive)  # fmt: skip
+        fitted = await anyio.to_thread.run_sync(fitting)
     except BudgetTooSmall as error:
         raise UserError(str(error)) from None
     return Planned(fitted, memories, recalled, tokenizer.name)

@@ -30,6 +30,9 @@ class PromptTokenizer:
     """
 
     name = TOKENIZER_NAME
+    # No token spans whitespace (the pre-tokenizer splits on it): texts joined by newlines
+    # count the sum of their counts (plan_prompt.fit counts a prompt by its pieces).
+    additive = True
 
     def __init__(self, path: Path) -> None:
         self._tokenizer = Tokenizer.from_file(str(path))
