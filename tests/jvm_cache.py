@@ -66,12 +66,17 @@ class SharedAotNeo4j(EmbeddedNeo4j):
         return [f"-Xms{s.heap}", f"-Xmx{s.heap_max}", *JVM_OPTIONS, *s.jvm_options]
 
     def _take_lock(self) -> bool:
+        """Whether this server is the recorder: False when another one is, or when the
+        machine's cache folder cannot be written (a read-only cache: start cold)."""
         assert self._cache is not None
-        self._cache.parent.mkdir(parents=True, exist_ok=True)
-        handle = (self._cache.parent / "tests.lock").open("a")
+        try:
+            self._cache.parent.mkdir(parents=True, exist_ok=True)
+            handle = (self._cache.parent / "tests.lock").open("a")
+        except OSError:
+            return False
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        except OSError:  # BlockingIOError: another server records
             handle.close()
             return False
         self._lock = handle
@@ -87,9 +92,10 @@ class SharedAotNeo4j(EmbeddedNeo4j):
     def _finish_recording(self) -> None:
         recording, self._recording = self._recording, None
         if recording is not None and self._cache is not None:
-            if recording.exists() and recording.stat().st_size > 0:
-                os.replace(recording, self._cache)
-            recording.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # no cache is a cold start, never a failure
+                if recording.exists() and recording.stat().st_size > 0:
+                    os.replace(recording, self._cache)
+                recording.unlink(missing_ok=True)
         if self._lock is not None:
             with contextlib.suppress(OSError):
                 fcntl.flock(self._lock, fcntl.LOCK_UN)

@@ -84,3 +84,12 @@ def test_the_cache_is_named_by_what_the_jvm_checks(tmp_path: Path, java: Path) -
     big._aot_options(java)
     assert small.aot_cache != big.aot_cache
     small.stop()
+
+
+def test_a_cache_folder_that_cannot_be_written_means_a_cold_start(
+    tmp_path: Path, java: Path
+) -> None:
+    server = _server(tmp_path, "read-only")
+    (server.artifacts / "aot").write_text("a file where the folder would be")
+    assert server._aot_options(java) == []  # no recording, and no error: the JVM starts cold
+    assert server.stop() is False
