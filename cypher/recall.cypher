@@ -402,7 +402,8 @@ RETURN EXISTS {
 // `recall_no_steps`: two lookups a hit fewer.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
 // driver builds each DateTime in pure Python (~0.1 ms apiece, ~60 per recall).
-UNWIND $keys AS key
+// {{keys}}: `recall_keys`, the keys asked and the conflict partners of the first $linked_of.
+{{keys}}
 MATCH (e:Episode {project: key.project, id: key.id})
 OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
 CALL (e) {
@@ -498,6 +499,21 @@ RETURN key.project AS project, key.id AS id,
        errors, environment, previous, next, contradicts, superseded_by, linked, fixed_by, clock,
        tools,
        {{episode_snippets}} AS snippets
+
+// name: recall_keys
+// mode: read
+// A slot's text (recall_expand, episode_similarities): each key of $keys, and the
+// recallable episodes the first $linked_of of them CONTRADICT or SUPERSEDE either way —
+// the conflict partners recall shows beside its best hits, read in the same round trip.
+CALL () {
+  UNWIND $keys AS key
+  RETURN key
+  UNION
+  UNWIND $keys[..$linked_of] AS key
+  MATCH (:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
+  WHERE c.project = key.project AND c.recallable = true
+  RETURN {project: c.project, id: c.id} AS key
+}
 
 // name: recall_steps
 // mode: read

@@ -112,8 +112,9 @@ RETURN e.id AS id ORDER BY e.id LIMIT $limit
 // not 384 a hit. Neo4j's cosine is (1 + cosine) / 2. One row: [project, id, project, id, cosine].
 // Each vector is read from the store once, as a value: a pair reading its two nodes'
 // properties read every vector n - 1 times (the read's cost grew with the pairs, 276 for
-// planContext's 24 candidates).
-UNWIND $keys AS key
+// planContext's 24 candidates). {{keys}}: `recall_keys`, the keys and the conflict
+// partners of the first $linked_of.
+{{keys}}
 MATCH (e:Episode {project: key.project, id: key.id})
 WHERE e.embedding IS NOT NULL
 WITH collect([e.project, e.id, e.embedding]) AS found

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from metisgraph.graph.cypher import query
 from metisgraph.graph.store import GraphStore
 
 __all__ = ["Conflict", "Similarities", "find_conflicts", "partners_of", "similarities"]
@@ -64,12 +65,15 @@ def _superseded(episode: Mapping[str, Any], other: str) -> str | None:
     return None
 
 
-async def similarities(store: GraphStore, keys: Sequence[Key]) -> Similarities:
+async def similarities(store: GraphStore, keys: Sequence[Key], linked_of: int = 0) -> Similarities:
     """How alike each pair of the given episodes is, computed by the server where their
-    vectors are (one number a pair comes back, not their vectors)."""
-    if len(keys) < 2:
+    vectors are (one number a pair comes back, not their vectors); with the recallable
+    episodes the first ``linked_of`` of them CONTRADICT or SUPERSEDE among them."""
+    if len(keys) < 2 and not (keys and linked_of):
         return {}
-    rows = await store.run("episode_similarities", keys=[{"project": p, "id": i} for p, i in keys])
+    similar = query("episode_similarities").filled(keys=query("recall_keys").text)
+    asked = [{"project": p, "id": i} for p, i in keys]
+    rows = await store.run_query(similar, {"keys": asked, "linked_of": linked_of})
     pairs = rows[0]["pairs"] if rows else []
     return {frozenset({(ap, ai), (bp, bi)}): float(s) for ap, ai, bp, bi, s in pairs}
 

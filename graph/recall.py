@@ -58,8 +58,10 @@ __all__ = ["Hit", "PatternHit", "RecallOutcome", "newer_first", "recall"]
 
 _M = TypeVar("_M", bound="Hit | PatternHit")
 # What the conflicts among the hits need, read with the expansion: how alike each pair of
-# the shortlist is, and each candidate's recorded partners (ids it CONTRADICTS/SUPERSEDES).
-_Sides = tuple[Similarities, dict[tuple[str, str], list[str]]]
+# the shortlist is, each candidate's recorded partners (ids it CONTRADICTS/SUPERSEDES), and
+# every row read: the shortlist and the partners of its first k (most often the hits').
+_Key = tuple[str, str]
+_Sides = tuple[Similarities, dict[_Key, list[str]], dict[_Key, dict[str, Any]]]
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
 _TEXT_CHARS = 4000
@@ -228,17 +230,22 @@ async def _expand(
     merged duplicate folded into its canonical when both were found), their patterns, and
     what their conflicts need: how alike each pair is, each one's recorded partners."""
     keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
-    # One round trip for the hits and the snippets across the bridge; patterns beside it,
-    # and how alike the candidates are (a number a pair: no vector comes back).
-    expand = with_episode_snippets(
-        "recall_expand", steps=query("recall_steps" if req.steps else "recall_no_steps").text
-    )
-    alike = similarities(store, [f.key for f in shortlist] if req.conflicts else [])
+    # One round trip for the hits and the snippets across the bridge (and the conflict
+    # partners of the first k); patterns beside it, and how alike they all are (a number a
+    # pair: no vector comes back).
+    linked_of = req.k if req.conflicts else 0
+    steps = query("recall_steps" if req.steps else "recall_no_steps").text
+    expand = with_episode_snippets("recall_expand", steps=steps, keys=query("recall_keys").text)
+    alike = similarities(store, [f.key for f in shortlist] if req.conflicts else [], linked_of)
     rows, patterns, pairs = await asyncio.gather(
-        store.run_query(expand, {"keys": keys}), pattern_rows(store, req, keys, vector), alike
+        store.run_query(expand, {"keys": keys, "linked_of": linked_of}),
+        pattern_rows(store, req, keys, vector),
+        alike,
     )
-    linked = {(r["project"], r["id"]): r.get("linked") or [] for r in rows}
-    by_key = {(r["project"], r["id"]): r for r in map(_with_moments, rows) if _in_tiers(r, req)}
+    read = {(r["project"], r["id"]): r for r in map(_with_moments, rows)}
+    asked = {f.key for f in shortlist}
+    linked = {key: r.get("linked") or [] for key, r in read.items() if key in asked}
+    by_key = {key: r for key, r in read.items() if key in asked and _in_tiers(r, req)}
     now = datetime.now(UTC)
     hits = [_hit(by_key[f.key], f, req, now) for f in shortlist if f.key in by_key]
     dropped = sorted(f.channel for f in answers.failures)
@@ -248,7 +255,7 @@ async def _expand(
     table = rerank(hits, answers.candidates, req)  # ranker: learned rescores them
     hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)
-    return hits, patterns_for(patterns, hits), table, (pairs, linked)
+    return hits, patterns_for(patterns, hits), table, (pairs, linked, read)
 
 
 def _ranked(
@@ -378,21 +385,27 @@ async def _partners(
     store: GraphStore, req: RecallRequest, hits: list[Hit], sides: _Sides
 ) -> tuple[list[Hit], Similarities]:
     """The episodes the hits CONTRADICT or SUPERSEDE that did not make the top k, whole (read
-    with the expansion; one round trip to expand them when there are some), for the
-    side-by-side view; and how alike each pair of hits and partners is."""
-    alike, linked = sides
+    with the expansion when they are partners of the first k candidates; else one round
+    trip to expand them), for the side-by-side view; and how alike each pair of hits and
+    partners is."""
+    alike, linked, read = sides
     shown = [(h.episode["project"], h.episode["id"]) for h in hits]
     found = partners_of(linked, shown)
     if not found:
         return [], alike
-    expand = with_episode_snippets("recall_expand", steps=query("recall_no_steps").text)
-    rows, more = await asyncio.gather(
-        store.run_query(expand, {"keys": [{"project": p, "id": i} for p, i in found]}),
-        similarities(store, [*shown, *found]),
-    )
+    if all(key in read for key in found):  # neighbouring steps are not shown for a partner
+        rows = [{**read[key], "previous": None, "next": None} for key in found]
+    else:
+        steps, keys = query("recall_no_steps").text, query("recall_keys").text
+        expand = with_episode_snippets("recall_expand", steps=steps, keys=keys)
+        asked = [{"project": p, "id": i} for p, i in found]
+        fetched, more = await asyncio.gather(
+            store.run_query(expand, {"keys": asked, "linked_of": 0}),
+            similarities(store, [*shown, *found]),
+        )
+        rows, alike = [_with_moments(row) for row in fetched], alike | more
     now = datetime.now(UTC)
-    return [_hit(_with_moments(row), Fused((row["project"], row["id"]), 0.0), req, now)
-            for row in rows], alike | more  # fmt: skip
+    return [_hit(row, Fused((row["project"], row["id"]), 0.0), req, now) for row in rows], alike
 
 
 def _conflicts(

@@ -204,10 +204,10 @@ async def test_the_similarities_read_reads_each_vector_once(
     pairs: reading two nodes' vectors a pair read each one 29 times)."""
     await _load(store, embedder, project)
     keys = [{"project": project, "id": f"m{n}"} for n in range(30)]
-    text = query("episode_similarities").text
+    text = query("episode_similarities").filled(keys=query("recall_keys").text).text
     body = text.removeprefix("CYPHER 25\n")
     async with store.driver.session(database=store.database) as session:
-        result = await session.run(f"CYPHER 25 PROFILE {body}", {"keys": keys})
+        result = await session.run(f"CYPHER 25 PROFILE {body}", {"keys": keys, "linked_of": 0})
         rows = [r.data() async for r in result]
         summary = await result.consume()
     assert len(rows[0]["pairs"]) == 30 * 29 // 2

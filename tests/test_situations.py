@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from embedders import HashEmbedder
 
-from metisgraph.graph import consolidate, relate_situations
+from metisgraph.graph import GraphStore, consolidate, recall, relate_situations
 from metisgraph.graph import situations as situations_module
 from metisgraph.graph.migrations import cypher_step
 from metisgraph.ingest.adapters import Parsed, SourceRef
 from metisgraph.ingest.pipeline import Ingestor
+from metisgraph.ingest.question import Question, prepare_question
 from metisgraph.ingest.records import EpisodeRecord, TaskRecord
 
 RECORD = """
@@ -165,6 +166,32 @@ def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str
     texts = " ".join(m["text"] for m in shown)
     named = {p for p in PARTNERS[hit] if f"episode {p} (not recalled)" in texts}
     assert named == PARTNERS[hit], shown
+
+
+@pytest.mark.anyio
+async def test_the_partners_of_the_best_hits_are_read_with_their_expansion(
+    store: Any, embedder: Any, situations: str
+) -> None:
+    """The hit's recorded partners (outside the top k = 1) come back in the expansion's
+    round trip, read there for the first k candidates: no round trip after the ranking."""
+    reads: list[str] = []
+
+    class Counting(GraphStore):
+        async def run_text(
+            self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+        ) -> list[dict[str, Any]]:
+            reads.append(text)
+            return await super().run_text(text, params, read=read)
+
+    question = Question(project=situations, query="cannot import name soft_unicode", k=1)
+    prepared = prepare_question(question)
+    counting = Counting(store.driver, store.database)
+    outcome = await recall(counting, prepared.request, await prepared.vectors(embedder))
+    [hit] = [h.episode["id"] for h in outcome.hits]
+    assert {p.episode["id"] for p in outcome.partners} == PARTNERS[hit]
+    assert all(p.previous is None and p.next is None for p in outcome.partners)
+    assert {i for c in outcome.conflicts for i in (c.a, c.b)} == {hit, *PARTNERS[hit]}
+    assert sum("fixed_by" in text for text in reads) == 1  # the expansion, once
 
 
 def _sighting(project: str, id_: str, outcome: str, at: str, task: str | None = None) -> Any:
