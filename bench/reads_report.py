@@ -160,6 +160,7 @@ def main() -> None:
     parser.add_argument("results", type=Path, nargs="*")
     parser.add_argument("--build", action="append", default=[], help="SIZE=LOG")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--title", default="Reads by store size, through the API (2 cores)")
     options = parser.parse_args()
     runs: dict[int, dict[str, Any]] = {}
     for path in options.results:  # a run of reads, or of maintain alone (--no-reads)
@@ -176,10 +177,9 @@ def main() -> None:
         builds[int(size)] = build_figures(Path(log))
     print(markdown(rows(runs, builds)))
     if options.out and runs:
-        title = "Reads by store size, through the API (2 cores)"
         unit = "ms per request (log)"
         data = plot(runs)
-        options.out.write_text(svg(data, title, colours=COLOURS, unit=unit, target=150))
+        options.out.write_text(svg(data, options.title, colours=COLOURS, unit=unit, target=150))
 
 
 if __name__ == "__main__":
