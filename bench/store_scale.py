@@ -39,6 +39,7 @@ from bench.corpus import Corpus  # noqa: E402
 from bench.database import BenchNeo4j, graph_store, running_neo4j  # noqa: E402
 from bench.embedcache import EmbeddingCache, cache_dir, derived_vector  # noqa: E402
 from bench.recall_bench import chroma_server, floor_server, percentile, rss_mb  # noqa: E402
+from metisgraph.graph.indexes import await_indexes  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 
@@ -76,7 +77,7 @@ async def load_neo4j(neo4j: BenchNeo4j, pool: np.ndarray, size: int) -> float:
             if start % 100_000 == 0:
                 print(f"  neo4j {start:,} / {size:,}", flush=True)
         # Await the index: a search before population ends would measure a partial index.
-        await store.run("await_indexes", timeout=3600)
+        await await_indexes(store, stall_s=3600)
         return time.perf_counter() - started
 
 

@@ -53,8 +53,9 @@ RETURN count(*) AS n
 // An index whose definition changed, dropped to be built again by schema.cypher.
 DROP INDEX $index IF EXISTS
 
-// name: await_indexes
-// mode: batch
-// Sent where the schema was written, so it waits for the indexes just created; an implicit
-// transaction under the batch timeout, as building an index on a large store takes minutes.
-CALL db.awaitIndexes($timeout)
+// name: index_progress
+// mode: read
+// Where each index stands; graph/indexes.await_indexes waits on it for as long as it moves.
+SHOW INDEXES YIELD name, state, populationPercent
+RETURN name, state, populationPercent AS percent
+

@@ -8,9 +8,13 @@ named statements of cypher/indexes.cypher, one per kind and server capability.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from metisgraph.graph.channel_registry import CHANNELS
 from metisgraph.graph.cypher import query, schema_statements
@@ -23,10 +27,13 @@ __all__ = [
     "TEXT_INDEXES",
     "VECTOR_INDEXES",
     "IndexSpec",
+    "IndexWatch",
+    "IndexesNotOnline",
     "SchemaMismatch",
     "SchemaReport",
     "SchemaStatement",
     "apply_schema",
+    "await_indexes",
     "schema_for",
     "vector_index_statements",
 ]
@@ -199,14 +206,75 @@ async def _scope_old_snippets(store: GraphStore) -> None:
         )
 
 
+_log = logging.getLogger(__name__)
+
+
+class IndexesNotOnline(RuntimeError):
+    """An index failed, or stopped populating while not yet online."""
+
+
+@dataclass
+class IndexWatch:
+    """Whether the indexes still populating are moving: a 1M-episode store's vector index
+    populates for well over five minutes (db.awaitIndexes' fixed timeout gave up at 300 s on
+    a healthy build), so the wait ends only when every index is online, one failed, or none
+    moved for ``stall_s``."""
+
+    stall_s: float
+    last: dict[str, float] | None = None
+    moved_at: float = 0.0
+
+    def see(self, rows: list[dict[str, Any]], now: float) -> dict[str, float]:
+        """The indexes still populating (name -> percent); raises when one failed or
+        nothing moved for ``stall_s``."""
+        failed = sorted(r["name"] for r in rows if r["state"] == "FAILED")
+        if failed:
+            raise IndexesNotOnline(
+                f"index {', '.join(failed)} FAILED to populate: the server's debug.log "
+                "says why; drop it and start again to rebuild it"
+            )
+        pending = {
+            r["name"]: round(float(r["percent"] or 0.0), 1) for r in rows if r["state"] != "ONLINE"
+        }
+        if pending != self.last:
+            self.last, self.moved_at = pending, now
+        elif pending and now - self.moved_at >= self.stall_s:
+            stuck = ", ".join(f"{n} at {p} %" for n, p in sorted(pending.items()))
+            raise IndexesNotOnline(
+                f"indexes not online and not moving for {self.stall_s:.0f} s: {stuck}"
+            )
+        return pending
+
+
+async def await_indexes(
+    store: GraphStore,
+    stall_s: float = 300.0,
+    on_progress: Callable[[dict[str, float]], None] | None = None,
+) -> None:
+    """Wait until every index is online, for as long as population moves (see IndexWatch)."""
+    watch, pause = IndexWatch(stall_s), 0.02
+    while True:
+        before = watch.last
+        pending = watch.see(await store.run("index_progress"), time.monotonic())
+        if not pending:
+            return
+        if pending != before:
+            _log.info("indexes populating: %s", pending)
+            if on_progress is not None:
+                on_progress(pending)
+        await anyio.sleep(pause)
+        pause = min(pause * 2, 2.0)
+
+
 async def apply_schema(
     store: GraphStore,
     dimensions: int,
     timeout_s: int = 300,
     migrations: Sequence[Migration] = GRAPH_MIGRATIONS,
 ) -> SchemaReport:
-    """Create missing constraints and indexes, wait until every index is online, then run
-    the migrations the store has not had yet."""
+    """Create missing constraints and indexes, wait until every index is online (for as long
+    as their population moves: ``timeout_s`` is how long one may stand still), then run the
+    migrations the store has not had yet."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
@@ -215,7 +283,7 @@ async def apply_schema(
         await _scope_old_snippets(store)
     for statement in statements:
         await store.run_text(statement.text, statement.params)
-    await store.run("await_indexes", timeout=timeout_s)
+    await await_indexes(store, stall_s=timeout_s)
     migrated = await migrate(store, migrations)
     rows = await store.run("index_states")
     return SchemaReport(

@@ -11,6 +11,9 @@ import pytest
 from metisgraph.graph.indexes import (
     TEXT_INDEXES,
     VECTOR_INDEXES,
+    IndexesNotOnline,
+    IndexWatch,
+    await_indexes,
     schema_for,
     vector_index_statements,
 )
@@ -59,3 +62,45 @@ async def test_the_store_builds_each_index_over_what_its_declaration_says(store:
     for spec in TEXT_INDEXES:
         assert built[spec.name]["type"] == "FULLTEXT"
         assert built[spec.name]["config"]["fulltext.analyzer"] == "english"
+
+
+def _rows(**percent: float | str) -> list[dict[str, Any]]:
+    """SHOW INDEXES rows: a percent for a populating index, "ONLINE" for one that is."""
+    return [
+        {"name": n, "state": "ONLINE", "percent": 100.0}
+        if p == "ONLINE"
+        else {"name": n, "state": "POPULATING", "percent": p}
+        for n, p in percent.items()
+    ]
+
+
+def test_a_populating_index_is_waited_for_while_it_moves_however_long() -> None:
+    """The 1M bulk build: episode_vectors populated for ~14 min and db.awaitIndexes(300)
+    gave up on a healthy store. Only an index that stopped moving ends the wait."""
+    watch = IndexWatch(stall_s=300)
+    assert watch.see(_rows(episode_vectors=10.0, error_text="ONLINE"), now=0) == {
+        "episode_vectors": 10.0
+    }
+    for minute in range(1, 20):  # 19 minutes, moving all along: no error
+        assert watch.see(_rows(episode_vectors=10.0 + 4 * minute), now=60 * minute)
+    assert watch.see(_rows(episode_vectors="ONLINE", error_text="ONLINE"), now=1200) == {}
+
+
+def test_an_index_standing_still_or_failed_ends_the_wait_with_its_name() -> None:
+    watch = IndexWatch(stall_s=300)
+    watch.see(_rows(episode_vectors=42.0), now=0)
+    assert watch.see(_rows(episode_vectors=42.0), now=299) == {"episode_vectors": 42.0}
+    with pytest.raises(IndexesNotOnline, match=r"not moving for 300 s: episode_vectors at 42.0 %"):
+        watch.see(_rows(episode_vectors=42.0), now=300)
+    failed = [{"name": "snippet_text", "state": "FAILED", "percent": 0.0}]
+    with pytest.raises(IndexesNotOnline, match="snippet_text FAILED"):
+        IndexWatch(stall_s=300).see(failed, now=0)
+
+
+@pytest.mark.anyio
+async def test_await_indexes_returns_once_the_store_s_indexes_are_online(store: Any) -> None:
+    seen: list[dict[str, float]] = []
+    await await_indexes(store, stall_s=60, on_progress=seen.append)
+    rows = await store.run("index_progress")
+    assert rows and all(r["state"] == "ONLINE" for r in rows)
+    assert seen == []  # nothing was populating: no progress reported
