@@ -14,31 +14,23 @@ ORDER BY name
 
 // name: explore_errors
 // mode: read
-// Errors of the projects with their sightings in the window and their fixes, ranked by
-// $order (COUNT: most sightings; UNRESOLVED: the same, open ones only — never fixed, or
-// sighted again after their last fix; RECENT: latest sighting), then project and key.
-// Keyset pagination: $after holds the rank, project and key of the last row seen.
-// Without a window the counts are those kept on the Error nodes (cypher/error_counts.cypher):
-// the page reads the errors, not their sightings. A window counts the sightings in it.
+// Errors of the projects with their sightings in a window ($since, $until: one may be null)
+// and their fixes, ranked by $order (COUNT: most sightings; UNRESOLVED: the same, open ones
+// only — never fixed, or sighted again after their last fix; RECENT: latest sighting), then
+// project and key. Keyset pagination: $after holds the rank, project and key of the last row
+// seen. A window counts the sightings in it, of every error of the projects; without one the
+// page reads the counts kept on the nodes in index order (explore_errors_by_count, _recent).
 UNWIND $projects AS project
 MATCH (r:Error {project: project})
 WHERE r.key IS NOT NULL
 CALL (r) {
-  WITH r WHERE $since IS NULL AND $until IS NULL
-  RETURN coalesce(r.sightings, 0) AS sightings, coalesce(r.tasks, 0) AS tasks,
-         r.first_sighting AS first, r.last_sighting AS last,
-         coalesce(r.fixes, 0) AS fixes, r.fixed_at AS fixed_at
-  UNION ALL
-  WITH r WHERE $since IS NOT NULL OR $until IS NOT NULL
-  CALL (r) {
-    OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
-    WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
-    RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
-           min(e.created_at) AS first, max(e.created_at) AS last
-  }
-  WITH r, sightings, tasks, first, last WHERE sightings > 0
-  RETURN sightings, tasks, first, last, coalesce(r.fixes, 0) AS fixes, r.fixed_at AS fixed_at
+  OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
+  WHERE ($since IS NULL OR e.created_at >= $since) AND ($until IS NULL OR e.created_at < $until)
+  RETURN count(e) AS sightings, count(DISTINCT e.task_id) AS tasks,
+         min(e.created_at) AS first, max(e.created_at) AS last
 }
+WITH r, sightings, tasks, first, last, coalesce(r.fixes, 0) AS fixes, r.fixed_at AS fixed_at
+WHERE sightings > 0
 WITH r, sightings, tasks, first, last, fixes, fixed_at,
      fixed_at IS NULL OR (last IS NOT NULL AND last > fixed_at) AS open
 WHERE $order <> 'UNRESOLVED' OR open
@@ -59,6 +51,188 @@ RETURN total,
                      template: x.node.template, sightings: x.sightings, tasks: x.tasks,
                      first: x.first, last: x.last, fixes: x.fixes, fixed_at: x.fixed_at,
                      open: x.open}] AS page
+
+// name: explore_errors_by_count
+// mode: read
+// The page without a window by most sightings (COUNT; UNRESOLVED: $open_only, the open ones
+// only), read from the counts kept on the Error nodes (cypher/error_counts.cypher) in the
+// order of the index error_rank_count (project, sightings, key) and stopped after $first + 1
+// rows in each project: the page costs its rows, not the project's errors. Read downwards
+// the index gives a rank's keys last first, so the rank the page may cut (the edge: the
+// lowest read) is read again upwards, by key. Ranks are whole: the cursor's rank is read
+// whole in the projects after the cursor's (below: its rank + 1), from its key on in its
+// own. Errors of rank 0 (no sighting kept: 0, or not counted) end every list: read by key
+// from the project's errors, only when its ranked ones end on this page. The rows merge
+// across the projects in the list's order (rank desc, project, key, as explore_errors).
+// A read not needed seeks a null project (nothing). Each names its index and orders by the
+// index's whole key (the project's too), so that the index gives the order and the read
+// stops at the LIMIT: a small store's statistics must not plan a scan and a sort instead.
+// The total counts the project's errors in error_key's index (no property read); UNRESOLVED
+// takes away the closed ones (fixed, not sighted since): error_fixed, the fixed errors only.
+UNWIND $projects AS project
+WITH project,
+     CASE WHEN $after IS NULL THEN 9223372036854775807
+          WHEN project > $after.project THEN $after.rank + 1 ELSE $after.rank END AS below,
+     CASE WHEN project = $after.project AND $after.rank > 0 THEN project END AS same_of
+CALL (same_of) {
+  MATCH (r:Error {project: same_of})
+  USING INDEX SEEK r:Error(project, sightings, key)
+  WHERE r.sightings = $after.rank AND r.key > $after.key
+    AND (NOT $open_only OR r.fixed_at IS NULL OR r.last_sighting > r.fixed_at)
+  WITH r ORDER BY r.project, r.sightings, r.key LIMIT $first + 1
+  RETURN collect(r) AS same
+}
+CALL (project, below) {
+  MATCH (r:Error {project: project})
+  USING INDEX SEEK r:Error(project, sightings, key)
+  WHERE r.sightings > 0 AND r.sightings < below AND r.key IS NOT NULL
+    AND (NOT $open_only OR r.fixed_at IS NULL OR r.last_sighting > r.fixed_at)
+  WITH r ORDER BY r.project DESC, r.sightings DESC, r.key DESC LIMIT $first + 1
+  RETURN collect(r) AS scanned
+}
+WITH project, same, scanned, last(scanned).sightings AS edge
+WITH project, same, edge, [r IN scanned WHERE r.sightings > edge | r] AS above
+WITH project, same, above, edge,
+     CASE WHEN size(same) + size(above) <= $first THEN project END AS edge_of
+CALL (edge_of, edge) {
+  MATCH (r:Error {project: edge_of})
+  USING INDEX SEEK r:Error(project, sightings, key)
+  WHERE r.sightings = edge AND r.key IS NOT NULL
+    AND (NOT $open_only OR r.fixed_at IS NULL OR r.last_sighting > r.fixed_at)
+  WITH r ORDER BY r.project, r.sightings, r.key LIMIT $first + 1
+  RETURN collect(r) AS at_edge
+}
+CALL (above) {
+  UNWIND above AS r
+  WITH r ORDER BY r.sightings DESC, r.key
+  RETURN collect(r) AS whole
+}
+WITH project, (same + whole + at_edge)[..$first + 1] AS ranked
+WITH project, ranked,
+     CASE WHEN size(ranked) <= $first
+               AND ($after IS NULL OR $after.rank > 0 OR project >= $after.project)
+          THEN project END AS unranked_of
+CALL (project, unranked_of) {
+  MATCH (r:Error {project: unranked_of})
+  USING INDEX r:Error(project, key)
+  WHERE r.key IS NOT NULL AND coalesce(r.sightings, 0) = 0
+    AND ($after IS NULL OR $after.rank > 0 OR project > $after.project OR r.key > $after.key)
+    AND (NOT $open_only OR r.fixed_at IS NULL OR r.last_sighting > r.fixed_at)
+  WITH r ORDER BY r.project, r.key LIMIT $first + 1
+  RETURN collect(r) AS unranked
+}
+CALL (project) {
+  MATCH (r:Error {project: project})
+  USING INDEX r:Error(project, key)
+  WHERE r.key IS NOT NULL
+  RETURN count(r) AS errors
+}
+CALL (project) {
+  WITH CASE WHEN $open_only THEN project END AS fixed_of
+  MATCH (r:Error {project: fixed_of})
+  USING INDEX SEEK r:Error(project, fixed_at)
+  WHERE r.fixed_at IS NOT NULL AND r.key IS NOT NULL
+    AND NOT coalesce(r.last_sighting > r.fixed_at, false)
+  RETURN count(r) AS closed
+}
+WITH sum(errors - closed) AS total, collect(ranked + unranked) AS lists
+CALL (lists) {
+  UNWIND lists AS rows
+  UNWIND rows AS r
+  WITH r, coalesce(r.sightings, 0) AS rank ORDER BY rank DESC, r.project, r.key
+  LIMIT $first + 1
+  RETURN collect(r {rank: rank, .project, .key, .kind, .category, .signature, .template,
+                    sightings: coalesce(r.sightings, 0), tasks: coalesce(r.tasks, 0),
+                    first: r.first_sighting, last: r.last_sighting,
+                    fixes: coalesce(r.fixes, 0), fixed_at: r.fixed_at,
+                    open: r.fixed_at IS NULL
+                          OR (r.last_sighting IS NOT NULL AND r.last_sighting > r.fixed_at)})
+         AS page
+}
+RETURN total, page
+
+// name: explore_errors_by_recent
+// mode: read
+// The page without a window by latest sighting (RECENT), as explore_errors_by_count but in
+// the order of the index error_rank_recent (project, last_sighting, key): the rank is the
+// last sighting's epoch millisecond, so a rank is the range [ms, ms + 1) of the index, and
+// the rank the page may cut is read again by key (the few errors last sighted in that ms).
+// Errors never sighted (rank -1) end every list. Each datetime is built from a value that
+// is never null (the planner may build it before the row that guards it is filtered).
+UNWIND $projects AS project
+WITH project,
+     CASE WHEN $after IS NULL THEN datetime('9999-12-31T23:59:59.999Z')
+          WHEN project > $after.project THEN datetime({epochMillis: coalesce($after.rank, 0) + 1})
+          ELSE datetime({epochMillis: coalesce($after.rank, 0)}) END AS before,
+     CASE WHEN project = $after.project AND $after.rank >= 0 THEN project END AS same_of
+CALL (same_of) {
+  MATCH (r:Error {project: same_of})
+  USING INDEX SEEK r:Error(project, last_sighting, key)
+  WHERE r.last_sighting >= datetime({epochMillis: coalesce($after.rank, 0)})
+    AND r.last_sighting < datetime({epochMillis: coalesce($after.rank, 0) + 1})
+    AND r.key > $after.key
+  WITH r ORDER BY r.key LIMIT $first + 1
+  RETURN collect(r) AS same
+}
+CALL (project, before) {
+  MATCH (r:Error {project: project})
+  USING INDEX SEEK r:Error(project, last_sighting, key)
+  WHERE r.last_sighting < before AND r.key IS NOT NULL
+  WITH r ORDER BY r.project DESC, r.last_sighting DESC, r.key DESC LIMIT $first + 1
+  RETURN collect(r) AS scanned
+}
+WITH project, same, scanned, last(scanned).last_sighting.epochMillis AS edge
+WITH project, same, edge, [r IN scanned WHERE r.last_sighting.epochMillis > edge | r] AS above
+WITH project, same, above, edge,
+     CASE WHEN size(same) + size(above) <= $first THEN project END AS edge_of
+CALL (edge_of, edge) {
+  MATCH (r:Error {project: edge_of})
+  USING INDEX SEEK r:Error(project, last_sighting, key)
+  WHERE r.last_sighting >= datetime({epochMillis: coalesce(edge, 0)})
+    AND r.last_sighting < datetime({epochMillis: coalesce(edge, 0) + 1}) AND r.key IS NOT NULL
+  WITH r ORDER BY r.key LIMIT $first + 1
+  RETURN collect(r) AS at_edge
+}
+CALL (above) {
+  UNWIND above AS r
+  WITH r ORDER BY r.last_sighting.epochMillis DESC, r.key
+  RETURN collect(r) AS whole
+}
+WITH project, (same + whole + at_edge)[..$first + 1] AS ranked
+WITH project, ranked,
+     CASE WHEN size(ranked) <= $first
+               AND ($after IS NULL OR $after.rank >= 0 OR project >= $after.project)
+          THEN project END AS unranked_of
+CALL (project, unranked_of) {
+  MATCH (r:Error {project: unranked_of})
+  USING INDEX r:Error(project, key)
+  WHERE r.key IS NOT NULL AND r.last_sighting IS NULL
+    AND ($after IS NULL OR $after.rank >= 0 OR project > $after.project OR r.key > $after.key)
+  WITH r ORDER BY r.project, r.key LIMIT $first + 1
+  RETURN collect(r) AS unranked
+}
+CALL (project) {
+  MATCH (r:Error {project: project})
+  USING INDEX r:Error(project, key)
+  WHERE r.key IS NOT NULL
+  RETURN count(r) AS total
+}
+WITH sum(total) AS total, collect(ranked + unranked) AS lists
+CALL (lists) {
+  UNWIND lists AS rows
+  UNWIND rows AS r
+  WITH r, coalesce(r.last_sighting.epochMillis, -1) AS rank
+  ORDER BY rank DESC, r.project, r.key
+  LIMIT $first + 1
+  RETURN collect(r {rank: rank, .project, .key, .kind, .category, .signature, .template,
+                    sightings: coalesce(r.sightings, 0), tasks: coalesce(r.tasks, 0),
+                    first: r.first_sighting, last: r.last_sighting,
+                    fixes: coalesce(r.fixes, 0), fixed_at: r.fixed_at,
+                    open: r.fixed_at IS NULL
+                          OR (r.last_sighting IS NOT NULL AND r.last_sighting > r.fixed_at)})
+         AS page
+}
+RETURN total, page
 
 // name: explore_error
 // mode: read

@@ -37,6 +37,12 @@ CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);
 CREATE INDEX snippet_content IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.content_key);
 CREATE INDEX error_kind IF NOT EXISTS FOR (r:Error) ON (r.project, r.kind);
 CREATE INDEX error_signature IF NOT EXISTS FOR (r:Error) ON (r.signature);
+// The `errors` pages without a window (cypher/explore.cypher explore_errors_by_count,
+// _by_recent) read a project's errors in the order of their kept counts, stopped after the
+// page: most sightings, latest sighting; and UNRESOLVED's total takes away the fixed ones.
+CREATE INDEX error_rank_count IF NOT EXISTS FOR (r:Error) ON (r.project, r.sightings, r.key);
+CREATE INDEX error_rank_recent IF NOT EXISTS FOR (r:Error) ON (r.project, r.last_sighting, r.key);
+CREATE INDEX error_fixed IF NOT EXISTS FOR (r:Error) ON (r.project, r.fixed_at);
 // Error families (cypher/families.cypher): the errors that may join, and a family's members.
 CREATE CONSTRAINT error_family_key IF NOT EXISTS FOR (f:ErrorFamily) REQUIRE (f.project, f.id) IS UNIQUE;
 CREATE INDEX error_family_bucket IF NOT EXISTS FOR (r:Error) ON (r.project, r.family_bucket);

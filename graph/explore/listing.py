@@ -22,6 +22,7 @@ __all__ = [
 ]
 
 MAX_ERRORS_PAGE = 200
+MAX_RANK = 2**53  # past any count and any sighting's millisecond (year 287,396)
 
 
 @dataclass(frozen=True)
@@ -78,24 +79,43 @@ async def error_page(
     first: int = 50,
     after: str | None = None,
 ) -> ErrorPage:
-    """One page of the errors of ``projects``, ranked by ``order``; ``after``: a cursor."""
+    """One page of the errors of ``projects``, ranked by ``order``; ``after``: a cursor.
+
+    Without a window the page is read from the counts kept on the Error nodes in the order
+    of their indexes and costs its rows, not the projects' errors (cypher/explore.cypher
+    explore_errors_by_count, _by_recent); a window counts every error's sightings in it."""
     if not 1 <= first <= MAX_ERRORS_PAGE:
         raise ValueError(f"first: between 1 and {MAX_ERRORS_PAGE}, got {first}")
     keyset = None
     if after is not None:
         rank, project, key = decode_cursor(after, order.value, 3).values
-        if not isinstance(rank, int):
+        # a rank the list gives out: sightings, a sighting's epoch millisecond, or -1
+        if not isinstance(rank, int) or not -1 <= rank <= MAX_RANK:
             raise ValueError("after: not a cursor of this list")
         keyset = {"rank": rank, "project": str(project), "key": str(key)}
-    found = await store.run(
-        "explore_errors",
-        projects=sorted(set(projects)),
-        order=order.value,
-        since=since,
-        until=until,
-        first=first,
-        after=keyset,
-    )
+    scope = sorted(set(projects))
+    if since is not None or until is not None:  # a window counts the sightings in it
+        found = await store.run(
+            "explore_errors",
+            projects=scope,
+            order=order.value,
+            since=since,
+            until=until,
+            first=first,
+            after=keyset,
+        )
+    elif order is ErrorOrder.RECENT:  # the kept counts, read in index order
+        found = await store.run(
+            "explore_errors_by_recent", projects=scope, first=first, after=keyset
+        )
+    else:
+        found = await store.run(
+            "explore_errors_by_count",
+            projects=scope,
+            open_only=order is ErrorOrder.UNRESOLVED,
+            first=first,
+            after=keyset,
+        )
     total, page = found[0]["total"], found[0]["page"]
     shown = page[:first]
     cursor = None
