@@ -18,6 +18,7 @@ __all__ = [
     "ErrorRow",
     "ProjectRow",
     "error_page",
+    "page_query",
     "projects",
 ]
 
@@ -69,6 +70,37 @@ class ErrorPage:
     has_next: bool
 
 
+def page_query(
+    projects: list[str],
+    order: ErrorOrder,
+    *,
+    since: datetime | None,
+    until: datetime | None,
+    first: int,
+    after: str | None,
+) -> tuple[str, dict[str, Any]]:
+    """The named query and parameters of one page (``error_page`` runs it; a benchmark may
+    PROFILE it). Without a window the page is read from the counts kept on the Error nodes
+    in the order of their indexes and costs its rows, not the projects' errors
+    (cypher/explore.cypher explore_errors_by_count, _by_recent); a window counts every
+    error's sightings in it (explore_errors)."""
+    if not 1 <= first <= MAX_ERRORS_PAGE:
+        raise ValueError(f"first: between 1 and {MAX_ERRORS_PAGE}, got {first}")
+    keyset = None
+    if after is not None:
+        rank, project, key = decode_cursor(after, order.value, 3).values
+        # a rank the list gives out: sightings, a sighting's epoch millisecond, or -1
+        if not isinstance(rank, int) or not -1 <= rank <= MAX_RANK:
+            raise ValueError("after: not a cursor of this list")
+        keyset = {"rank": rank, "project": str(project), "key": str(key)}
+    params: dict[str, Any] = {"projects": sorted(set(projects)), "first": first, "after": keyset}
+    if since is not None or until is not None:
+        return "explore_errors", {**params, "order": order.value, "since": since, "until": until}
+    if order is ErrorOrder.RECENT:
+        return "explore_errors_by_recent", params
+    return "explore_errors_by_count", {**params, "open_only": order is ErrorOrder.UNRESOLVED}
+
+
 async def error_page(
     store: GraphStore,
     projects: list[str],
@@ -79,43 +111,9 @@ async def error_page(
     first: int = 50,
     after: str | None = None,
 ) -> ErrorPage:
-    """One page of the errors of ``projects``, ranked by ``order``; ``after``: a cursor.
-
-    Without a window the page is read from the counts kept on the Error nodes in the order
-    of their indexes and costs its rows, not the projects' errors (cypher/explore.cypher
-    explore_errors_by_count, _by_recent); a window counts every error's sightings in it."""
-    if not 1 <= first <= MAX_ERRORS_PAGE:
-        raise ValueError(f"first: between 1 and {MAX_ERRORS_PAGE}, got {first}")
-    keyset = None
-    if after is not None:
-        rank, project, key = decode_cursor(after, order.value, 3).values
-        # a rank the list gives out: sightings, a sighting's epoch millisecond, or -1
-        if not isinstance(rank, int) or not -1 <= rank <= MAX_RANK:
-            raise ValueError("after: not a cursor of this list")
-        keyset = {"rank": rank, "project": str(project), "key": str(key)}
-    scope = sorted(set(projects))
-    if since is not None or until is not None:  # a window counts the sightings in it
-        found = await store.run(
-            "explore_errors",
-            projects=scope,
-            order=order.value,
-            since=since,
-            until=until,
-            first=first,
-            after=keyset,
-        )
-    elif order is ErrorOrder.RECENT:  # the kept counts, read in index order
-        found = await store.run(
-            "explore_errors_by_recent", projects=scope, first=first, after=keyset
-        )
-    else:
-        found = await store.run(
-            "explore_errors_by_count",
-            projects=scope,
-            open_only=order is ErrorOrder.UNRESOLVED,
-            first=first,
-            after=keyset,
-        )
+    """One page of the errors of ``projects``, ranked by ``order``; ``after``: a cursor."""
+    name, params = page_query(projects, order, since=since, until=until, first=first, after=after)
+    found = await store.run(name, **params)
     total, page = found[0]["total"], found[0]["page"]
     shown = page[:first]
     cursor = None
