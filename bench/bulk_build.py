@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,53 @@ def _items(corpus: Corpus) -> Iterator[Any]:
             yield parsed
 
 
+def _progress(
+    path: Path | None, store: GraphStore, started: float
+) -> Callable[[int, int], None] | None:
+    """One JSON line per derived plan (``--progress``): its index, the episodes derived so
+    far, the seconds since the derive began and, with ``--step-times``, each statement's
+    seconds in this plan alone — the derive's cost per batch as the store fills."""
+    if path is None:
+        return None
+    out = path.open("a", buffering=1)
+    derived, last, seen = 0, time.perf_counter(), dict[str, float]()
+
+    def after(index: int, episodes: int) -> None:
+        nonlocal derived, last, seen
+        now = time.perf_counter()
+        derived += episodes
+        row: dict[str, Any] = {"plan": index, "episodes": derived, "load": _load()}
+        row.update(elapsed_s=round(now - started, 2), plan_s=round(now - last, 3))
+        if isinstance(store, StepTimedStore):
+            steps = {k: v - seen.get(k, 0.0) for k, v in store.seconds.items()}
+            row["steps_s"] = {k: round(v, 3) for k, v in steps.items() if v > 0.0005}
+            seen = dict(store.seconds)
+        last = now
+        out.write(json.dumps(row) + "\n")
+
+    return after
+
+
+def _files_progress(path: Path | None, started: float) -> Callable[[int], None] | None:
+    """A JSON line each 10,000 episodes prepared and written (``--progress``)."""
+    if path is None:
+        return None
+    out = path.open("a", buffering=1)
+    step = 10_000
+    mark, done = step, 0
+
+    def progress(more: int) -> None:  # the episodes (or refused records) just done
+        nonlocal mark, done
+        done += more
+        if done >= mark:
+            seconds = round(time.perf_counter() - started, 2)
+            out.write(json.dumps({"phase": "files", "records": done, "elapsed_s": seconds,
+                                  "load": _load()}) + "\n")  # fmt: skip
+            mark = (done // step + 1) * step
+
+    return progress
+
+
 def _disk(path: Path) -> int:
     out = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True, check=True)
     return int(out.stdout.split()[0])
@@ -78,7 +125,9 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"size": size, "load_before": _load()}
     bulk = BulkIngestor(embedder, batch_size=options.batch_size, workers=options.workers)
     started = time.perf_counter()
-    files = await bulk.write_files(_items(corpus), work)
+    files = await bulk.write_files(
+        _items(corpus), work, on_progress=_files_progress(options.progress, started)
+    )
     out["files_s"] = round(time.perf_counter() - started, 1)
     out["files_bytes"] = _disk(work / "import")
     out["load_after_files"] = _load()
@@ -96,7 +145,7 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
         out["start_schema_s"] = round(time.perf_counter() - mark, 1)
         mark = time.perf_counter()
         timed = StepTimedStore(store) if options.step_times else store
-        await bulk.derive(files, timed)
+        await bulk.derive(files, timed, _progress(options.progress, timed, mark))
         out["derive_s"] = round(time.perf_counter() - mark, 1)
         if isinstance(timed, StepTimedStore):  # each statement's seconds, costliest first
             ranked = sorted(timed.seconds.items(), key=lambda kv: -kv[1])
@@ -132,6 +181,7 @@ def main() -> None:
     parser.add_argument("--keep-running", action="store_true")
     parser.add_argument("--workers", type=int, help="preparing processes (default: the cores)")
     parser.add_argument("--step-times", action="store_true", help="time each derive statement")
+    parser.add_argument("--progress", type=Path, help="a JSON line per derived plan, to this file")
     options = parser.parse_args()
     print(json.dumps(asyncio.run(build(options)), indent=2), flush=True)
 

@@ -239,19 +239,27 @@ class BulkIngestor(Ingestor):
         return path
 
     # -- after the import ----------------------------------------------------------------
-    async def derive(self, files: BulkFiles, store: GraphStore) -> None:
+    async def derive(
+        self,
+        files: BulkFiles,
+        store: GraphStore,
+        after_plan: Callable[[int, int], None] | None = None,
+    ) -> None:
         """Every batch's plan in order over the imported graph (``store``), then the error
-        families and the kept counts."""
+        families and the kept counts. ``after_plan(index, episodes)`` after each plan (a
+        build's progress: the derive's cost per batch as the store fills)."""
         self.store = store
         for label, rows in files.empty_lists.items():
             for start in range(0, len(rows), _RECOUNT_PAGE):
                 page = rows[start : start + _RECOUNT_PAGE]
                 await store.run(f"bulk_empty_lists_{label.lower()}", rows=page)
         buckets: set[tuple[str, str]] = set()
-        for path in files.plans:
+        for index, path in enumerate(files.plans):
             plan: _Plan = pickle.loads(path.read_bytes())  # noqa: S301 - written by write_files
             await self._derive(plan, files.summary)
             buckets |= plan.family_buckets
+            if after_plan is not None:
+                after_plan(index, len(plan.episodes))
         # Families once, over every bucket: every error is imported already, so a bucket's
         # first batch found them all (the later ones read it whole again, 22 s at 100k), and
         # no write step reads a family (cypher/families.cypher alone writes them).
