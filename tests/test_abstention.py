@@ -183,6 +183,7 @@ def test_a_store_measures_its_own_gate_and_keeps_it(
     assert small["abstention"]["source"] == "default" and small["abstention"]["threshold"] == 0.2
 
 
+@pytest.mark.slow
 def test_code_the_store_never_saw_needs_a_closer_memory(gql: Any, project: str) -> None:
     _record(gql, project, BUILD)
     query, error = FOREIGN
@@ -207,6 +208,7 @@ def test_code_the_store_never_saw_needs_a_closer_memory(gql: Any, project: str) 
     assert "too far" in store["reason"]
 
 
+@pytest.mark.slow
 def test_a_request_sets_its_own_threshold(gql: Any, project: str) -> None:
     _record(gql, project, BUILD)
     question = "How do I fix a dripping kitchen faucet?"

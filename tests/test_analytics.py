@@ -121,6 +121,7 @@ def test_hubs_rank_the_tool_between_errors_first() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_analytics_of_the_story_bounded_and_warned(
     store: Any, embedder: Any, project: str
 ) -> None:

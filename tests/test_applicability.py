@@ -65,6 +65,7 @@ def _order(hits: list[dict[str, Any]], *ids: str) -> list[str]:
     return [h["episode"]["id"] for h in hits if h["episode"]["id"] in ids]
 
 
+@pytest.mark.slow
 def test_a_failure_from_another_architecture_ranks_below_the_same_failure_here(
     gql: Any, project: str
 ) -> None:

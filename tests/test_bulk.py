@@ -105,6 +105,7 @@ def _tables(folder: Path) -> dict[tuple[str, str], list[str]]:
     return {key: sorted(rows) for key, rows in out.items()}
 
 
+@pytest.mark.slow
 async def test_worker_processes_write_the_files_this_process_writes(
     project: str, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

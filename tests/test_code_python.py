@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from metisgraph.ingest.code import Parameter, Requirement, analyze_snippet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
@@ -121,6 +123,7 @@ def test_foreign_code_that_breaks_cpythons_ast_converter_is_unparsed_not_fatal(m
     assert [u.name for u in libraries_in_code("import numpy\n", "python")] == ["numpy"]  # by text
 
 
+@pytest.mark.slow
 def test_parsing_from_many_threads_at_once_gives_every_thread_its_tree():
     from concurrent.futures import ThreadPoolExecutor
 

@@ -128,6 +128,7 @@ async def test_second_run_changes_nothing_and_new_episodes_join(
     assert patterns[0]["p"]["support"] == 4
 
 
+@pytest.mark.slow
 async def test_a_run_with_few_dirty_episodes_reads_their_candidates_and_plans_the_same(
     store: Any, embedder: Any, project: str
 ) -> None:

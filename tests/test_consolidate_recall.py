@@ -55,6 +55,7 @@ async def test_pattern_ranks_above_its_members(store: Any, embedder: Any, projec
     assert ids[0] == pattern.best_member and "ssl-1-copy" in ids and len(ids) == len(set(ids))
 
 
+@pytest.mark.slow
 async def test_memory_types_filter(store: Any, embedder: Any, project: str) -> None:
     await _maintained(store, embedder, project)
     episodes = await _ask(
@@ -71,6 +72,7 @@ async def test_memory_types_filter(store: Any, embedder: Any, project: str) -> N
     assert only.patterns and not only.hits
 
 
+@pytest.mark.slow
 async def test_graphql_recall_patterns(gql: Any, project: str, store: Any) -> None:
     """The GraphQL contract: patterns, ranks, duplicates, memoryTypes."""
     records = [json.loads(line) for line in FIXTURE.read_text().splitlines()]

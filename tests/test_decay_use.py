@@ -71,6 +71,7 @@ def fixes(gql: Any, project: str) -> str:
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_a_memory_cited_by_a_step_that_succeeded_counts_as_used(
     gql: Any, store: Any, fixes: str
 ) -> None:
@@ -114,6 +115,7 @@ async def test_a_memory_cited_by_a_step_that_succeeded_counts_as_used(
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_decay_lowers_a_rank_and_the_cold_tier_keeps_memory_out_yet_findable(
     gql: Any, store: Any, fixes: str
 ) -> None:

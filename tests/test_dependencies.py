@@ -102,6 +102,7 @@ def test_the_benchmarks_import_only_declared_dependencies() -> None:
     assert _undeclared(_imported(ROOT / "bench"), _declared("test", "bench")) == []
 
 
+@pytest.mark.slow
 def test_every_declared_dependency_is_used() -> None:
     """A dependency nobody imports is dead weight (jsonschema was one)."""
     distributions = packages_distributions()

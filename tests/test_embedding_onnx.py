@@ -31,6 +31,7 @@ def onnx_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return embedder
 
 
+@pytest.mark.slow
 def test_question_vectors_equal_the_torch_ones_within_1e_5(onnx_embedder: Embedder) -> None:
     torch_vectors = onnx_embedder.encode(TEXTS)
     one_by_one = np.stack([onnx_embedder.encode_queries([t], tenant="t")[0] for t in TEXTS])
@@ -70,6 +71,7 @@ def test_the_export_is_kept_and_reused_by_the_next_process(onnx_embedder: Embedd
     assert export.stat().st_mtime_ns == stamp
 
 
+@pytest.mark.slow
 def test_an_export_that_drifts_from_torch_is_not_used(
     onnx_embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:

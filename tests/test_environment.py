@@ -165,6 +165,7 @@ versions = st.from_regex(
     packages=st.dictionaries(python_names, versions, min_size=1, max_size=15),
     data=st.data(),
 )
+@pytest.mark.slow
 def test_a_pip_freeze_round_trips_in_any_order(
     packages: dict[str, str], data: st.DataObject
 ) -> None:

@@ -42,6 +42,7 @@ def _vectors(neo4j: Driver, project: str) -> list[tuple[str, str, bool]]:
     return [(r["episode"], r["of"], r["same"]) for r in records]
 
 
+@pytest.mark.slow
 def test_an_episodes_vectors_follow_it_through_writes_and_forgetting(
     gql: Any, neo4j: Driver, project: str
 ) -> None:

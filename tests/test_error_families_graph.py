@@ -114,6 +114,7 @@ async def test_families_do_not_depend_on_the_order_of_ingest(
     assert len(found[0]) == 4  # sessions, connections, disk, interrupts
 
 
+@pytest.mark.slow
 async def test_family_members_across_the_projects_asked_only(
     store: Any, embedder: Any, project: str
 ) -> None:

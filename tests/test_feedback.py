@@ -127,6 +127,7 @@ def test_posterior_after_given_outcomes(gql: Any, project: str) -> None:
     assert stats["independentConfirmations"] == 2
 
 
+@pytest.mark.slow
 def test_the_same_report_sent_twice_counts_once(gql: Any, project: str) -> None:
     _record(gql, [{"project": project, "id": "tip", "summary": "Clear the pip cache first"}])
     first = _report(gql, project, "tip", True, key="run-7/step-3", note="worked")
@@ -266,6 +267,7 @@ def test_confirmations_from_three_tasks_count_more_than_three_from_one(
     assert _rank(hits, "pin-a") < _rank(hits, "pin-b")
 
 
+@pytest.mark.slow
 def test_a_report_from_another_project_is_independent(gql: Any, project: str) -> None:
     _record(gql, [{"project": project, "id": "tip", "summary": "Clear the pip cache first"}])
     mine = _applications(gql, project, 1, agent="agent-a")

@@ -130,6 +130,7 @@ async def test_a_forgotten_episode_leaves_no_text_behind(
     ]
 
 
+@pytest.mark.slow
 async def test_patterns_count_their_support_again(
     store: Any, embedder: Any, gql: Any, project: str
 ) -> None:

@@ -66,6 +66,7 @@ def _valid_body(document: str, variables: Any) -> bytes:
     noise=st.binary(max_size=24),
     whole=st.booleans(),
 )
+@pytest.mark.slow
 def test_fuzzed_bodies(
     client: Any, path: str, document: str, cut: int, noise: bytes, whole: bool
 ) -> None:

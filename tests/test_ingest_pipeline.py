@@ -268,6 +268,7 @@ async def test_an_episode_recorded_again_with_other_content_keeps_no_stale_links
     assert orphans == []  # valgrind, make and area:memory went with their last link
 
 
+@pytest.mark.slow
 async def test_the_last_version_of_an_id_in_one_batch_is_the_one_stored(
     store: Any, embedder: Any, project: str
 ) -> None:

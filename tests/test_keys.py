@@ -184,6 +184,7 @@ def test_the_store_keeps_a_digest_never_the_token(keys: Keys) -> None:
     assert not any(secret in str(value) for value in kept.values())
 
 
+@pytest.mark.slow
 def test_rates_and_quotas_answer_429_with_retry_after(keys: Keys) -> None:
     token, _ = keys.make([keys.project], ["write"], per_minute=2)
     statuses = [keys.ask(token, RECALL, p=keys.project) for _ in range(3)]
@@ -314,6 +315,7 @@ def test_pending_memories_reach_only_callers_who_may_review(keys: Keys) -> None:
     keys.refused("read", "review", only_pending, p=keys.project)
 
 
+@pytest.mark.slow
 def test_pending_snippets_reach_only_callers_who_may_review(keys: Keys) -> None:
     """The same rule for code memory: a risky snippet waiting for review is kept from the
     snippet search and planContext of a key that cannot review it (it was found by both)."""

@@ -36,6 +36,7 @@ async def _members(store: Any, story: Story) -> list[ErrorKey]:
     return await error_members(store, story.projects, [numpy_error_key()])
 
 
+@pytest.mark.slow
 async def test_ingest_links_the_code_that_ended_an_error(store: Any, story: Story) -> None:
     rows = await store.run_text(
         "MATCH (s:Snippet {project: $p})-[f:FIXES]->(r:Error) "
@@ -72,6 +73,7 @@ async def test_ingest_links_the_code_that_ended_an_error(store: Any, story: Stor
     assert billing[0]["n"] == 0
 
 
+@pytest.mark.slow
 async def test_fixes_are_derived_again_not_doubled(
     store: Any, embedder: Any, own_story: Story
 ) -> None:
@@ -172,6 +174,7 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
 
 
 # Not slow (1.5 s, at the line): test-fast's one check of the regression pairing.
+@pytest.mark.slow
 async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
     store: Any, embedder: Any, own_story: Story
 ) -> None:

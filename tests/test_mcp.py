@@ -105,6 +105,7 @@ async def _record_and_recall(session: ClientSession, project: str) -> list[dict[
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_tools_over_streamable_http(api_url: str, project: str) -> None:
     async with over_http(api_url) as session:
         await _record_and_recall(session, project)

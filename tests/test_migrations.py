@@ -321,6 +321,7 @@ async def test_migration_3_in_many_batches_gives_the_graph_of_one(
     assert await digest_project(store, batched) == await digest_project(store, whole)
 
 
+@pytest.mark.slow
 async def test_migration_3_cut_short_by_a_failed_batch_is_finished_by_the_next_run(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -134,6 +134,7 @@ def _independent_count(text: str) -> int:
     return len(_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
+@pytest.mark.slow
 def test_recall_embeds_its_question_first_and_the_goal_only_once(
     gql: Any, remembered: str, embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

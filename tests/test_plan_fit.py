@@ -137,6 +137,7 @@ def _run(project: str, task: str) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_plan_context_shows_the_long_step_compactly_at_budget_2000(gql: Any, project: str) -> None:
     inputs = [row for n in range(4) for row in _run(project, f"run-{n}")]
     done = gql(RECORD, {"inputs": inputs})

@@ -97,6 +97,7 @@ async def test_recall_hits_carry_what_fixed_their_error_fixes_first(gql: Any, fi
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_plan_shows_the_fix_above_the_hit_and_the_workaround_below(
     gql: Any, fixed: str
 ) -> None:

@@ -123,6 +123,7 @@ def test_rejected_never_returns_and_pending_is_flagged(gql: Any, outcomes_projec
     assert "rejected memories never return" in asked["errors"][0]["message"]
 
 
+@pytest.mark.slow
 def test_filters_out_of_range_are_refused_and_times_without_a_zone_are_utc(
     gql: Any, outcomes_project: str
 ) -> None:
@@ -147,6 +148,7 @@ def test_unknown_memory_cannot_be_reviewed(gql: Any, project: str) -> None:
     assert "status must be one of" in body["errors"][0]["message"]
 
 
+@pytest.mark.slow
 def test_cross_project_recall_reads_only_the_projects_named(gql: Any, project: str) -> None:
     other = project + "-b"
     _record(
@@ -264,6 +266,7 @@ def test_conflicting_memories_come_side_by_side(gql: Any, project: str) -> None:
     assert bare["data"]["recall"]["hits"] == found["hits"]
 
 
+@pytest.mark.slow
 def test_abstains_when_nothing_is_relevant(gql: Any, outcomes_project: str) -> None:
     result = _recall(gql, outcomes_project, "what is a good recipe for sourdough bread?")
     assert result["abstained"] is True and result["hits"] == []

@@ -64,6 +64,7 @@ async def test_in_index_and_overfetch_find_the_same_filtered_memories(
     assert all(h.episode["outcome"] == "success" for h in overfetch.hits)
 
 
+@pytest.mark.slow
 async def test_default_filters_return_the_nearest_memories_by_either_path(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -118,6 +119,7 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     assert any("fulltext" in h.channels for h in apart.hits)
 
 
+@pytest.mark.slow
 async def test_a_recall_without_the_steps_answers_the_rest_the_same(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -168,6 +170,7 @@ def _vectors_in(value: Any) -> int:
     return 0
 
 
+@pytest.mark.slow
 async def test_recall_reads_no_vector_and_finds_the_conflicts_the_vectors_give(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -183,6 +183,7 @@ def test_eval_retrieval_removes_every_project_it_created(
     assert _count(neo4j_settings, NODES_UNDER, namespace) == 0
 
 
+@pytest.mark.slow
 def test_eval_retrieval_goes_on_past_a_question_that_fails(
     run_extended: Any, neo4j_settings: Neo4jSettings
 ) -> None:

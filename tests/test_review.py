@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from metisgraph.ingest.adapters import SourceRef, validate_record
 from metisgraph.ingest.prepare import prepare_episode
 
@@ -77,6 +79,7 @@ def test_queue_pages_and_actions(gql: Any, project: str) -> None:
     assert {("approve", "ep-0"), ("hold", "ep-2"), ("reject", "ep-3")} <= decided, trail
 
 
+@pytest.mark.slow
 def test_correction_is_a_new_version(gql: Any, project: str) -> None:
     assert gql(RECORD, {"i": [_episode(project, 1, "kubectl delete ns staging")]})["data"]
     change = {"command": "kubectl delete ns staging --dry-run=server", "outcome": "partial"}

@@ -75,6 +75,7 @@ def test_removed_or_retyped_fields_and_arguments_are_breaking_added_ones_not() -
     assert [c.split(":")[0] for c in breaking_changes(OLD, gone)] == ["ARG_REMOVED"]
 
 
+@pytest.mark.slow
 def test_regeneration_refuses_a_breaking_change_until_it_is_accepted(tmp_path: Path) -> None:
     from metisgraph.api.cli import app
 

@@ -108,6 +108,7 @@ def test_the_loop_learns_from_its_first_run(api_url: str, project: str) -> None:
         assert failed.applies is not None and failed.applies.status == "unknown"  # no env
 
 
+@pytest.mark.slow
 def test_results_are_typed_and_writes_repeat_safely(api_url: str, project: str) -> None:
     with Client(api_url) as client:
         task = client.record_task(project, GOAL)
@@ -261,6 +262,7 @@ def test_a_rate_refusal_is_waited_out_even_for_an_outcome(
     assert (stats.uses, stats.successes) == (1, 1)
 
 
+@pytest.mark.slow
 def test_a_wait_past_max_wait_is_a_typed_error_at_once(
     api_url: str, project: str, key: Callable[..., str]
 ) -> None:
@@ -370,6 +372,7 @@ def _stub_model(calls: list[dict[str, Any]]) -> Starlette:
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 
 
+@pytest.mark.slow
 def test_the_openai_adapter_drives_the_loop(api_url: str, project: str, serve: Any) -> None:
     calls: list[dict[str, Any]] = []
     with serve(_stub_model(calls)) as stub, Client(api_url) as client:
@@ -381,6 +384,7 @@ def test_the_openai_adapter_drives_the_loop(api_url: str, project: str, serve: A
     assert "## Goal\n" + GOAL in calls[0]["body"]["messages"][0]["content"]
 
 
+@pytest.mark.slow
 def test_the_client_installs_without_the_server() -> None:
     declared = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]
     assert sorted(d.split(">")[0] for d in declared["dependencies"]) == ["httpx", "pydantic"]

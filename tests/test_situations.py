@@ -169,6 +169,7 @@ def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_the_partners_of_the_best_hits_are_read_with_their_expansion(
     store: Any, embedder: Any, situations: str
 ) -> None:
@@ -205,6 +206,7 @@ def _sighting(project: str, id_: str, outcome: str, at: str, task: str | None = 
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_an_episode_is_compared_with_the_most_recent_sightings_of_other_tasks(
     store: Any, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

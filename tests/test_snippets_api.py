@@ -107,6 +107,7 @@ def test_search_by_import_and_by_call(gql: Any, project: str) -> None:
     assert [h["snippet"]["id"] for h in shell] == [ids["wipe_staging"]]
 
 
+@pytest.mark.slow
 def test_search_combines_meaning_with_structure(gql: Any, project: str) -> None:
     ids = _library(gql, project)
     hits = _search(gql, project, query="download a JSON document from a web API", k=3)

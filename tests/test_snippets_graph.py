@@ -135,6 +135,7 @@ async def test_episode_code_becomes_linked_snippets(
     ]
 
 
+@pytest.mark.slow
 async def test_ingesting_the_same_records_again_changes_nothing(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -175,6 +176,7 @@ async def test_the_same_code_recorded_again_is_one_node_with_counts(
     assert sorted(rows[0]["keys"]) == ["record:rec-1", "record:rec-2"]
 
 
+@pytest.mark.slow
 async def test_changed_code_in_the_same_file_is_a_new_version(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -284,6 +286,7 @@ async def test_risky_code_waits_for_review_and_a_rejection_survives_reingest(
     assert row["id"] not in {s["id"] for s in linked[(project, "ep-write")]}
 
 
+@pytest.mark.slow
 async def test_snippets_for_episodes_answers_for_every_hit_at_once(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -300,6 +303,7 @@ async def test_snippets_for_episodes_answers_for_every_hit_at_once(
     assert patch["relation"] == "GENERATED" and patch["files"] == ["report/orders.py"]
 
 
+@pytest.mark.slow
 async def test_compatibility_verdicts_for_a_stored_snippet(
     store: Any, embedder: Any, project: str
 ) -> None:

@@ -197,6 +197,7 @@ def test_a_newer_environment_makes_a_snippet_stale_until_it_works_there(
     assert [x["found"] for x in _stale(gql, project, pinned).values()] == ["4.0.0"]
 
 
+@pytest.mark.slow
 def test_failing_where_it_used_to_work_makes_it_stale(gql: Any, project: str) -> None:
     _episode(gql, project, "fetch-1", "Fetched the nightly report as JSON", _env(), code=FETCH)
     pinned = _fetcher(gql, project)
