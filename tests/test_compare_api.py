@@ -128,7 +128,6 @@ def _sides(shared: dict[str, Any], story: Story) -> tuple[dict[str, Any], dict[s
     return by[story.shop], by[story.billing]
 
 
-@pytest.mark.slow
 def test_compare_lists_the_errors_both_projects_met_and_no_other(api: Any, story: Story) -> None:
     found = _compare(api, story)
     numpy, yaml = numpy_error_key(), extract_errors(YAML)[0].key

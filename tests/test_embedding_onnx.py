@@ -31,7 +31,6 @@ def onnx_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return embedder
 
 
-@pytest.mark.slow
 def test_question_vectors_equal_the_torch_ones_within_1e_5(onnx_embedder: Embedder) -> None:
     torch_vectors = onnx_embedder.encode(TEXTS)
     one_by_one = np.stack([onnx_embedder.encode_queries([t], tenant="t")[0] for t in TEXTS])

@@ -41,7 +41,6 @@ def test_global_ids_round_trip_and_refuse_what_is_not_ours() -> None:
         NodeRef("Error", "a|b", "k")
 
 
-@pytest.mark.slow
 async def test_errors_ranked_by_count_recent_and_unresolved(store: Any, story: Story) -> None:
     by_count = await error_page(store, story.projects, ErrorOrder.COUNT, first=50)
     rows = [(r.project, r.kind, r.sightings) for r in by_count.rows]

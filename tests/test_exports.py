@@ -120,7 +120,6 @@ async def test_export_import_export_gives_the_same_graph(store: Any, story: Stor
     assert named[0]["links"] > 0 and named[0]["named"] == named[0]["links"]
 
 
-@pytest.mark.slow
 async def test_the_digest_sees_a_change(store: Any, own_story: Story) -> None:
     story = own_story
     before = await digest_project(store, story.shop)
@@ -135,7 +134,6 @@ async def test_the_digest_sees_a_change(store: Any, own_story: Story) -> None:
     assert graph_digest([("Project", "a", {})], []) == graph_digest([("Project", "b", {})], [])
 
 
-@pytest.mark.slow
 async def test_graphml_and_csv_tables(store: Any, story: Story) -> None:
     nodes, edges = await _counts(store, story.shop)
     graphml = await _text(store, story.shop, "graphml")

@@ -79,7 +79,6 @@ def _np_text() -> str:
     raise AssertionError
 
 
-@pytest.mark.slow
 def test_lineage_across_both_projects_by_each_kind_of_name(api: Any, story: Story) -> None:
     both = [story.shop, story.billing]
     body = _ask(api, LINEAGE, BOTH, projects=both, error={"text": _np_text()})

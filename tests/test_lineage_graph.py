@@ -36,7 +36,6 @@ async def _members(store: Any, story: Story) -> list[ErrorKey]:
     return await error_members(store, story.projects, [numpy_error_key()])
 
 
-@pytest.mark.slow
 async def test_ingest_links_the_code_that_ended_an_error(store: Any, story: Story) -> None:
     rows = await store.run_text(
         "MATCH (s:Snippet {project: $p})-[f:FIXES]->(r:Error) "
@@ -73,7 +72,6 @@ async def test_ingest_links_the_code_that_ended_an_error(store: Any, story: Stor
     assert billing[0]["n"] == 0
 
 
-@pytest.mark.slow
 async def test_fixes_are_derived_again_not_doubled(
     store: Any, embedder: Any, own_story: Story
 ) -> None:

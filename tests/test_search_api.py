@@ -67,7 +67,6 @@ def _ask(api: Any, headers: dict[str, str], **variables: Any) -> dict[str, Any]:
     return answer
 
 
-@pytest.mark.slow
 def test_a_pasted_trace_finds_its_error_in_every_readable_project(api: Any, story: Story) -> None:
     found = _ask(api, BOTH, text=PASTED)["data"]["search"]
     key = numpy_error_key()

@@ -169,7 +169,6 @@ def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str
 
 
 @pytest.mark.anyio
-@pytest.mark.slow
 async def test_the_partners_of_the_best_hits_are_read_with_their_expansion(
     store: Any, embedder: Any, situations: str
 ) -> None:

@@ -286,7 +286,6 @@ async def test_risky_code_waits_for_review_and_a_rejection_survives_reingest(
     assert row["id"] not in {s["id"] for s in linked[(project, "ep-write")]}
 
 
-@pytest.mark.slow
 async def test_snippets_for_episodes_answers_for_every_hit_at_once(
     store: Any, embedder: Any, project: str
 ) -> None:

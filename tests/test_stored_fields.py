@@ -79,7 +79,6 @@ async def judged(store: Any, embedder: Any, project: str) -> str:
     return project
 
 
-@pytest.mark.slow
 async def test_recall_shows_facts_parameters_constraints_and_failed_tests(
     gql: Any, judged: str
 ) -> None:
