@@ -6,6 +6,17 @@
 // task's steps, never of the error's sightings) and `recount_error_fixes` (after the
 // attribution links); recounted whole by `recount_errors` where sightings go (an episode
 // recorded again, forgetting) and by migration 7 for stores written before.
+//
+// Each project keeps the totals of its `errors` list on its Project node: `error_total`
+// (its errors) and `error_open` (those open: never fixed, or sighted after the last fix).
+// An error says what it counts as there in `tallied` (1 open, 0 closed, null: not counted
+// yet); every statement that creates an error or moves its sightings or fixes settles the
+// errors it touched (a changed `tallied` moves the totals by the difference), and
+// `forget_orphan_errors` takes an error out before it goes. A project's totals are set
+// whole by `recount_error_totals` (an import), `migrate_error_totals` (migration 11, the
+// bulk load) and by `upsert_projects` (write.cypher) at the first write to a project
+// without them; until then (null) they are not moved and the page counts the project's
+// errors instead (explore.cypher explore_errors_by_count).
 
 // name: link_errors
 // mode: write
@@ -31,6 +42,21 @@ CALL (row) {
                               THEN e.created_at ELSE r.first_sighting END,
       r.last_sighting = CASE WHEN r.last_sighting IS NULL OR e.created_at > r.last_sighting
                              THEN e.created_at ELSE r.last_sighting END
+  RETURN r
+}
+WITH collect(DISTINCT r) AS touched
+CALL (touched) {
+  // the project's kept totals (error_total, error_open) moved by these errors' open state
+  UNWIND touched AS r
+  WITH r, r.tallied AS was,
+       CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+            THEN 1 ELSE 0 END AS open
+  WHERE was IS NULL OR was <> open
+  SET r.tallied = open
+  WITH r.project AS project, sum(CASE WHEN was IS NULL THEN 1 ELSE 0 END) AS added,
+       sum(open - coalesce(was, 0)) AS opened
+  MATCH (p:Project {name: project})
+  SET p.error_total = p.error_total + added, p.error_open = p.error_open + opened
 }
 
 // name: unlink_replaced_errors
@@ -51,6 +77,21 @@ CALL (e) {
   }
   SET r.sightings = sightings, r.tasks = tasks, r.first_sighting = first,
       r.last_sighting = last
+  RETURN r
+}
+WITH collect(DISTINCT r) AS touched
+CALL (touched) {
+  // the project's kept totals (error_total, error_open) moved by these errors' open state
+  UNWIND touched AS r
+  WITH r, r.tallied AS was,
+       CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+            THEN 1 ELSE 0 END AS open
+  WHERE was IS NULL OR was <> open
+  SET r.tallied = open
+  WITH r.project AS project, sum(CASE WHEN was IS NULL THEN 1 ELSE 0 END) AS added,
+       sum(open - coalesce(was, 0)) AS opened
+  MATCH (p:Project {name: project})
+  SET p.error_total = p.error_total + added, p.error_open = p.error_open + opened
 }
 
 // name: recount_errors
@@ -70,7 +111,21 @@ CALL (r) {
 }
 SET r.sightings = sightings, r.tasks = tasks, r.first_sighting = first,
     r.last_sighting = last, r.fixes = fixes, r.fixed_at = fixed_at
-RETURN count(r) AS recounted
+WITH collect(DISTINCT r) AS touched
+CALL (touched) {
+  // the project's kept totals (error_total, error_open) moved by these errors' open state
+  UNWIND touched AS r
+  WITH r, r.tallied AS was,
+       CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+            THEN 1 ELSE 0 END AS open
+  WHERE was IS NULL OR was <> open
+  SET r.tallied = open
+  WITH r.project AS project, sum(CASE WHEN was IS NULL THEN 1 ELSE 0 END) AS added,
+       sum(open - coalesce(was, 0)) AS opened
+  MATCH (p:Project {name: project})
+  SET p.error_total = p.error_total + added, p.error_open = p.error_open + opened
+}
+RETURN size(touched) AS recounted
 
 // name: recount_error_fixes
 // mode: write
@@ -84,6 +139,20 @@ CALL (r) {
   RETURN count(l) AS fixes, max(l.at) AS fixed_at
 }
 SET r.fixes = fixes, r.fixed_at = fixed_at
+WITH collect(DISTINCT r) AS touched
+CALL (touched) {
+  // the project's kept totals (error_total, error_open) moved by these errors' open state
+  UNWIND touched AS r
+  WITH r, r.tallied AS was,
+       CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+            THEN 1 ELSE 0 END AS open
+  WHERE was IS NULL OR was <> open
+  SET r.tallied = open
+  WITH r.project AS project, sum(CASE WHEN was IS NULL THEN 1 ELSE 0 END) AS added,
+       sum(open - coalesce(was, 0)) AS opened
+  MATCH (p:Project {name: project})
+  SET p.error_total = p.error_total + added, p.error_open = p.error_open + opened
+}
 
 // name: migrate_error_counts
 // mode: batch
@@ -103,3 +172,39 @@ CALL (r) {
       r.last_sighting = last, r.fixes = fixes, r.fixed_at = fixed_at
 } IN TRANSACTIONS OF 500 ROWS
 RETURN count(*) AS errors_counted
+
+// name: recount_error_totals
+// mode: write
+// A project's totals set whole from its errors, each settled again (an import: the nodes
+// it wrote carry the totals and `tallied` of the store they came from).
+CALL () {
+  MATCH (r:Error {project: $project})
+  WHERE r.key IS NOT NULL
+  SET r.tallied = CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+                       THEN 1 ELSE 0 END
+  RETURN count(r) AS total, sum(r.tallied) AS open
+}
+MATCH (p:Project {name: $project})
+SET p.error_total = total, p.error_open = open
+RETURN total, open
+
+// name: migrate_error_totals
+// mode: batch
+// Migration 11 (and the bulk load, after the counts): every error settled, then each
+// project's totals set whole from its errors.
+MATCH (r:Error)
+CALL (r) {
+  SET r.tallied = CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+                       THEN 1 ELSE 0 END
+} IN TRANSACTIONS OF 5000 ROWS
+WITH count(*) AS errors
+MATCH (p:Project)
+CALL (p) {
+  CALL (p) {
+    MATCH (r:Error {project: p.name})
+    WHERE r.key IS NOT NULL
+    RETURN count(r) AS total, sum(coalesce(r.tallied, 0)) AS open
+  }
+  SET p.error_total = total, p.error_open = open
+} IN TRANSACTIONS OF 100 ROWS
+RETURN errors AS errors_tallied, count(*) AS projects_tallied

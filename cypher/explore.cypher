@@ -67,8 +67,10 @@ RETURN total,
 // A read not needed seeks a null project (nothing). Each names its index and orders by the
 // index's whole key (the project's too), so that the index gives the order and the read
 // stops at the LIMIT: a small store's statistics must not plan a scan and a sort instead.
-// The total counts the project's errors in error_key's index (no property read); UNRESOLVED
-// takes away the closed ones (fixed, not sighted since): error_fixed, the fixed errors only.
+// The total is the project's kept totals (its Project node's error_total, or error_open for
+// UNRESOLVED: cypher/error_counts.cypher), one read whatever the errors; a project without
+// them counts its errors in error_key's index (no property read), UNRESOLVED taking away
+// the closed ones (fixed, not sighted since): error_fixed, the fixed errors only.
 UNWIND $projects AS project
 WITH project,
      CASE WHEN $after IS NULL THEN 9223372036854775807
@@ -122,20 +124,25 @@ CALL (project, unranked_of) {
   RETURN collect(r) AS unranked
 }
 CALL (project) {
-  MATCH (r:Error {project: project})
+  OPTIONAL MATCH (p:Project {name: project})
+  RETURN CASE WHEN $open_only THEN p.error_open ELSE p.error_total END AS kept
+}
+WITH project, ranked, unranked, kept, CASE WHEN kept IS NULL THEN project END AS count_of
+CALL (count_of) {
+  MATCH (r:Error {project: count_of})
   USING INDEX r:Error(project, key)
   WHERE r.key IS NOT NULL
   RETURN count(r) AS errors
 }
-CALL (project) {
-  WITH CASE WHEN $open_only THEN project END AS fixed_of
+CALL (count_of) {
+  WITH CASE WHEN $open_only THEN count_of END AS fixed_of
   MATCH (r:Error {project: fixed_of})
   USING INDEX SEEK r:Error(project, fixed_at)
   WHERE r.fixed_at IS NOT NULL AND r.key IS NOT NULL
     AND NOT coalesce(r.last_sighting > r.fixed_at, false)
   RETURN count(r) AS closed
 }
-WITH sum(errors - closed) AS total, collect(ranked + unranked) AS lists
+WITH sum(coalesce(kept, errors - closed)) AS total, collect(ranked + unranked) AS lists
 CALL (lists) {
   UNWIND lists AS rows
   UNWIND rows AS r
@@ -212,12 +219,17 @@ CALL (project, unranked_of) {
   RETURN collect(r) AS unranked
 }
 CALL (project) {
-  MATCH (r:Error {project: project})
+  OPTIONAL MATCH (p:Project {name: project})
+  RETURN p.error_total AS kept
+}
+WITH project, ranked, unranked, kept, CASE WHEN kept IS NULL THEN project END AS count_of
+CALL (count_of) {
+  MATCH (r:Error {project: count_of})
   USING INDEX r:Error(project, key)
   WHERE r.key IS NOT NULL
-  RETURN count(r) AS total
+  RETURN count(r) AS errors
 }
-WITH sum(total) AS total, collect(ranked + unranked) AS lists
+WITH sum(coalesce(kept, errors)) AS total, collect(ranked + unranked) AS lists
 CALL (lists) {
   UNWIND lists AS rows
   UNWIND rows AS r

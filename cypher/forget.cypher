@@ -118,10 +118,20 @@ DELETE v
 // name: forget_orphan_errors
 // mode: write
 // Errors no remaining episode hit or resolved go (what FIXES them too), and families left
-// without a member.
+// without a member. The project's kept totals lose what they counted them as
+// (cypher/error_counts.cypher).
 UNWIND $keys AS key
 MATCH (r:Error {project: $project, key: key})
 WHERE NOT EXISTS { (:Episode)-[:HIT|RESOLVED]->(r) }
+WITH collect(DISTINCT r) AS gone
+CALL (gone) {
+  UNWIND gone AS r
+  WITH count(r.tallied) AS counted, sum(coalesce(r.tallied, 0)) AS open
+  MATCH (p:Project {name: $project})
+  WHERE counted > 0
+  SET p.error_total = p.error_total - counted, p.error_open = p.error_open - open
+}
+UNWIND gone AS r
 WITH r, r.family AS family
 DETACH DELETE r
 WITH DISTINCT family WHERE family IS NOT NULL

@@ -34,6 +34,17 @@ CYPHER replan=skip
 UNWIND $projects AS name
 MERGE (p:Project {name: name})
 ON CREATE SET p.created_at = datetime(), p.active_at = datetime()
+// A project without its errors' totals (new, or its node made by another path) gets them
+// set whole, each error settled (cypher/error_counts.cypher); then they are only moved.
+WITH p WHERE p.error_total IS NULL
+CALL (p) {
+  MATCH (r:Error {project: p.name})
+  WHERE r.key IS NOT NULL
+  SET r.tallied = CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+                       THEN 1 ELSE 0 END
+  RETURN count(r) AS total, sum(r.tallied) AS open
+}
+SET p.error_total = total, p.error_open = open
 
 // name: upsert_tasks
 // mode: write
@@ -164,6 +175,20 @@ ON CREATE SET r.kind = row.kind, r.category = row.category, r.signature = row.si
 SET r.first_seen = CASE WHEN row.seen < r.first_seen THEN row.seen ELSE r.first_seen END,
     r.last_seen = CASE WHEN row.seen > r.last_seen THEN row.seen ELSE r.last_seen END,
     r.embedding = coalesce(row.embedding, r.embedding)
+WITH collect(DISTINCT r) AS touched
+CALL (touched) {
+  // a new error counts in its project's kept totals (error_total, error_open)
+  UNWIND touched AS r
+  WITH r, r.tallied AS was,
+       CASE WHEN r.fixed_at IS NULL OR coalesce(r.last_sighting > r.fixed_at, false)
+            THEN 1 ELSE 0 END AS open
+  WHERE was IS NULL OR was <> open
+  SET r.tallied = open
+  WITH r.project AS project, sum(CASE WHEN was IS NULL THEN 1 ELSE 0 END) AS added,
+       sum(open - coalesce(was, 0)) AS opened
+  MATCH (p:Project {name: project})
+  SET p.error_total = p.error_total + added, p.error_open = p.error_open + opened
+}
 
 // name: upsert_environments
 // mode: write

@@ -112,6 +112,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "an outcome report keeps the environment it speaks for, read by an index",
         cypher_step("migrate_report_environments"),
     ),
+    Migration(
+        11,
+        "each project keeps its errors' totals (all, open) for the errors pages",
+        cypher_step("migrate_error_totals"),
+    ),
 )
 
 

@@ -117,6 +117,9 @@ async def _recount(store: GraphStore, project: str, nodes: list[tuple[str, str]]
         for start in range(0, len(keys), _BATCH):
             rows = [{"project": project, name: k} for k in keys[start : start + _BATCH]]
             await store.run(query, rows=rows)
+    # the project's errors' totals (cypher/error_counts.cypher), set whole: the nodes written
+    # carry the totals of the store they came from
+    await store.run("recount_error_totals", project=project)
 
 
 def _header(parts: Iterator[tuple[str, Any]]) -> tuple[dict[str, Any], tuple[str, Any] | None]:

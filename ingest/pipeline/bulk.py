@@ -266,6 +266,7 @@ class BulkIngestor(Ingestor):
         if buckets:
             await assign_families(self.store, buckets)
         await self.store.run("migrate_error_counts")
+        await self.store.run("migrate_error_totals")  # each project's totals, from the counts
         for start in range(0, len(files.tools), _RECOUNT_PAGE):
             await self.store.run("recount_tools", rows=files.tools[start : start + _RECOUNT_PAGE])
 
