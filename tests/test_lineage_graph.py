@@ -172,7 +172,6 @@ async def test_lineage_across_projects_with_its_fix_and_regression(
 
 
 # Not slow (1.5 s, at the line): test-fast's one check of the regression pairing.
-@pytest.mark.slow
 async def test_a_recurrence_is_paired_with_the_latest_fix_before_it(
     store: Any, embedder: Any, own_story: Story
 ) -> None:
