@@ -12,17 +12,50 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from metisgraph.graph.recall import recall
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["WarmReads", "warm_reads"]
+__all__ = ["WarmReads", "question_shapes", "warm_reads"]
 
 log = logging.getLogger("metisgraph.warm")
 
 _SAMPLE = 64  # stored episodes asked about, in turn
+
+
+# What a question may hold that switches a channel on (graph/channel_registry.py: errors,
+# symbols, tags/words, tools): each combination sends recall's channels as another query
+# text, which Neo4j plans on its first use. Questions made of stored episodes hold none of
+# them, so a pasted trace (errors, symbols, words, tools) found its combination unplanned:
+# its first ask spent 150-350 ms more in the channels than its second (10k bench store).
+_SWITCHES = ("errors", "symbols", "words", "tools")
+_NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
+
+
+def question_shapes(
+    row: Mapping[str, Any], k: int
+) -> Iterator[tuple[RecallRequest, QuestionVectors]]:
+    """One question (a stored episode's text and vectors) in every combination of the
+    switches, each naming something no memory holds: the channels' queries of each
+    combination are planned, and the answers are those of the plain question."""
+    for mask in range(1 << len(_SWITCHES)):
+        on = {name for bit, name in enumerate(_SWITCHES) if mask >> bit & 1}
+        thing = (_NOTHING,) if on else ()
+        req = RecallRequest(
+            projects=(row["project"],),
+            text=row["text"],
+            k=k,
+            error_keys=thing if "errors" in on else (),
+            symbols=thing if "symbols" in on else (),
+            words=thing if "words" in on else (),
+            tools=thing if "tools" in on else (),
+        )
+        error = row["vector"] if "errors" in on else None
+        yield req, QuestionVectors(row["vector"], title=row["title"], error=error)
 
 
 @dataclass
@@ -33,8 +66,9 @@ class WarmReads:
 
 
 async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmReads:
-    """Ask recall questions made of stored episodes until ``budget_s`` has passed — at least
-    one (nothing when the store holds no episode with a vector, or the budget is 0). A
+    """Ask recall questions made of stored episodes until ``budget_s`` has passed — first
+    one in every shape (``question_shapes``), then the sample in turn (nothing when the
+    store holds no episode with a vector, or the budget is 0). A
     failing read ends the warm-up early; it never fails the start."""
     done = WarmReads()
     if budget_s <= 0:
@@ -42,8 +76,14 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
     started = time.monotonic()
     try:
         rows = await store.run("warm_up_episodes", limit=_SAMPLE)
-        # At least one question when there are episodes: finding them may take the whole
-        # budget on a store of many projects, and a warm-up that asks nothing warms nothing.
+        # Every shape of question first, whatever the budget (16 questions, a few seconds):
+        # each is a query of its own for Neo4j to plan. Finding the episodes may take the
+        # whole budget on a store of many projects, and a warm-up that asks nothing warms
+        # nothing.
+        for req, vectors in question_shapes(rows[0], k) if rows else ():
+            await recall(store, req, vectors)
+            done.questions += 1
+            done.project = rows[0]["project"]
         while rows and (not done.questions or time.monotonic() - started < budget_s):
             for row in rows:
                 if done.questions and time.monotonic() - started >= budget_s:

@@ -82,3 +82,59 @@ async def test_a_command_opens_its_services_without_warm_up_reads(
     async with open_services(settings) as services:
         assert services.readiness.timings["warm_reads_s"] == 0.0
         assert services.readiness.schema
+
+
+class _Texts:
+    """A GraphStore that keeps the text of every query it runs."""
+
+    def __init__(self, store: Any) -> None:
+        from metisgraph.graph.store import GraphStore
+
+        class Recording(GraphStore):
+            async def run_text(
+                self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+            ) -> list[dict[str, Any]]:
+                seen.add(text)
+                return await super().run_text(text, params, read=read)
+
+        seen: set[str] = set()
+        self.seen = seen
+        self.store = Recording(store.driver, store.database)
+
+
+@pytest.mark.anyio
+async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
+    store: Any, project: str
+) -> None:
+    """A question holding errors, symbols, words and tools (a pasted trace) sends recall's
+    channels as another query text than a plain one: Neo4j plans it on its first use. The
+    warm-up asks every such shape, so a trace's reads are all among those it ran."""
+    from metisgraph.graph.recall import recall
+    from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
+
+    vector = _vector()
+    await store.run_text(
+        "UNWIND range(1, 5) AS i "
+        "CREATE (e:Episode {project: $project, id: 's' + i, recallable: true, "
+        "outcome: 'success', review_status: 'unreviewed', active_at: datetime(), "
+        "summary: 'KeyError in load_orders ' + i, embedding: $vector}) "
+        "CREATE (:EpisodeVector {project: $project, episode: e.id, of: 'text', "
+        "embedding: $vector}) "
+        "MERGE (:Project {name: $project})",
+        {"project": project, "vector": vector},
+    )
+    warm = _Texts(store)
+    done = await warm_reads(warm.store, 0.01)
+    assert done.questions >= 1
+    trace = RecallRequest(
+        projects=(project,),
+        text="Traceback: KeyError 'region' in load_orders.py, line 12, in build_totals",
+        error_keys=("python:KeyError:<*>",),
+        symbols=("build_totals", "load_orders"),
+        words=("region",),
+        tools=("python3",),
+    )
+    asked = _Texts(store)
+    outcome = await recall(asked.store, trace, QuestionVectors(vector, error=vector))
+    assert outcome.hits  # it was answered (the episodes above match its words)
+    assert asked.seen and asked.seen <= warm.seen, asked.seen - warm.seen
