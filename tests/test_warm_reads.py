@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from metisgraph.graph import digest_project, warm_reads
+from metisgraph.graph.store import GraphStore
 
 DIMENSIONS = 384
 
@@ -18,21 +19,27 @@ def _vector() -> list[float]:
     return [random.random() for _ in range(DIMENSIONS)]
 
 
+async def _stored(store: Any, project: str, count: int, summary: str, vector: list[float]) -> None:
+    """``count`` recallable episodes of ``project`` (summary + their number), each with its
+    text vector, all ``vector``."""
+    await store.run_text(
+        "UNWIND range(1, $count) AS i "
+        "CREATE (e:Episode {project: $project, id: 'w' + i, recallable: true, "
+        "outcome: 'success', review_status: 'unreviewed', active_at: datetime(), "
+        "summary: $summary + i, embedding: $vector}) "
+        "CREATE (:EpisodeVector {project: $project, episode: e.id, of: 'text', "
+        "embedding: $vector}) "
+        "MERGE (:Project {name: $project})",
+        {"project": project, "count": count, "summary": summary, "vector": vector},
+    )
+
+
 @pytest.mark.slow(12)
 @pytest.mark.anyio
 async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
     store: Any, project: str
 ) -> None:
-    await store.run_text(
-        "UNWIND range(1, 40) AS i "
-        "CREATE (e:Episode {project: $project, id: 'w' + i, recallable: true, "
-        "outcome: 'success', review_status: 'unreviewed', active_at: datetime(), "
-        "summary: 'the worker ran out of memory ' + i, embedding: $vector}) "
-        "CREATE (:EpisodeVector {project: $project, episode: e.id, of: 'text', "
-        "embedding: $vector}) "
-        "MERGE (:Project {name: $project})",
-        {"project": project, "vector": _vector()},
-    )
+    await _stored(store, project, 40, "the worker ran out of memory ", _vector())
     done = await warm_reads(store, 0.0)
     assert done.questions == 0  # no budget, no question
     largest = await store.run_text(
@@ -84,22 +91,18 @@ async def test_a_command_opens_its_services_without_warm_up_reads(
         assert services.readiness.schema
 
 
-class _Texts:
-    """A GraphStore that keeps the text of every query it runs."""
+class _Recording(GraphStore):
+    """A GraphStore that keeps the text of every query it runs (``seen``)."""
 
-    def __init__(self, store: Any) -> None:
-        from metisgraph.graph.store import GraphStore
+    def __init__(self, store: GraphStore) -> None:
+        super().__init__(store.driver, store.database)
+        self.seen: set[str] = set()
 
-        class Recording(GraphStore):
-            async def run_text(
-                self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
-            ) -> list[dict[str, Any]]:
-                seen.add(text)
-                return await super().run_text(text, params, read=read)
-
-        seen: set[str] = set()
-        self.seen = seen
-        self.store = Recording(store.driver, store.database)
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        self.seen.add(text)
+        return await super().run_text(text, params, read=read)
 
 
 @pytest.mark.anyio
@@ -113,18 +116,9 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
     from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
 
     vector = _vector()
-    await store.run_text(
-        "UNWIND range(1, 5) AS i "
-        "CREATE (e:Episode {project: $project, id: 's' + i, recallable: true, "
-        "outcome: 'success', review_status: 'unreviewed', active_at: datetime(), "
-        "summary: 'KeyError in load_orders ' + i, embedding: $vector}) "
-        "CREATE (:EpisodeVector {project: $project, episode: e.id, of: 'text', "
-        "embedding: $vector}) "
-        "MERGE (:Project {name: $project})",
-        {"project": project, "vector": vector},
-    )
-    warm = _Texts(store)
-    done = await warm_reads(warm.store, 0.01)
+    await _stored(store, project, 5, "KeyError in load_orders ", vector)
+    warm = _Recording(store)
+    done = await warm_reads(warm, 0.01)
     assert done.questions >= 1
     trace = RecallRequest(
         projects=(project,),
@@ -134,7 +128,7 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
         words=("region",),
         tools=("python3",),
     )
-    asked = _Texts(store)
-    outcome = await recall(asked.store, trace, QuestionVectors(vector, error=vector))
+    asked = _Recording(store)
+    outcome = await recall(asked, trace, QuestionVectors(vector, error=vector))
     assert outcome.hits  # it was answered (the episodes above match its words)
     assert asked.seen and asked.seen <= warm.seen, asked.seen - warm.seen
