@@ -27,6 +27,7 @@ from metisgraph.graph.recall_request import QuestionVectors, RecallFilters, Reca
 from metisgraph.graph.store import GraphStore
 
 __all__ = [
+    "LIST_GROUP",
     "ChannelAnswers",
     "ChannelFailure",
     "ChannelQuery",
@@ -96,13 +97,43 @@ def _shared(req: RecallRequest) -> dict[str, Any]:
     return {"projects": list(req.projects), **req.filters.narrowing()}
 
 
+# Neo4j keys a cached plan by the query's text and its parameters' types, a list's size
+# counted in groups (1, 2-10, 11-100, 101-1,000): each new group of each list of a union
+# planned the whole union again, ~0.3-0.5 s (a pasted trace's 3 symbols, 23, 108 words...;
+# docs/benchmarks.md, issue 23). The channels' name lists are sent with at least
+# LIST_GROUP entries, filled with a value no error, symbol, tag or tool holds (their
+# queries match each entry and never count the list), so every question of up to 100
+# names meets the one plan the warm-up made.
+LIST_GROUP = 11
+LIST_FILLER = "\u0000metisgraph:none"
+_NAME_LISTS: dict[str, dict[str, Any]] = {
+    "errors": {"keys": LIST_FILLER},
+    "symbols": {"symbols": {"name": LIST_FILLER, "weight": 0.0}},
+    "tags": {"tags": LIST_FILLER, "words": LIST_FILLER},
+    "tools": {"tools": LIST_FILLER},
+}
+
+
+def _filled(channel: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The channel's parameters, each name list at least LIST_GROUP long."""
+    lists = _NAME_LISTS.get(channel)
+    if not lists:
+        return params
+    out = dict(params)
+    for key, filler in lists.items():
+        values = out.get(key)
+        if isinstance(values, list) and len(values) < LIST_GROUP:
+            out[key] = values + [filler] * (LIST_GROUP - len(values))
+    return out
+
+
 def combined(plan: Plan, req: RecallRequest) -> tuple[Query, dict[str, Any]]:
     """Every channel of the plan in one query (one round trip), with its parameters."""
     clause = filters_clause(req.filters)
     parts = [query(q.name).filled(filters=clause) for q in plan.values()]
     params = _shared(req)
     for channel, q in plan.items():
-        params |= {f"{channel}_{name}": value for name, value in q.params.items()}
+        params |= {f"{channel}_{name}": value for name, value in _filled(channel, q.params).items()}
     return union_all(parts), params
 
 

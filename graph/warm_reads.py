@@ -32,30 +32,36 @@ _SAMPLE = 64  # stored episodes asked about, in turn
 # text, which Neo4j plans on its first use. Questions made of stored episodes hold none of
 # them, so a pasted trace (errors, symbols, words, tools) found its combination unplanned:
 # its first ask spent 150-350 ms more in the channels than its second (10k bench store).
+# A list's size counts too, by group (graph/channels.py fills every name list to at least
+# LIST_GROUP entries, so up to 100 names are one group): a long question's words (up to
+# 200) are the one list that goes past it, so each shape with words is asked twice.
 _SWITCHES = ("errors", "symbols", "words", "tools")
 _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
+_MANY_WORDS = 101  # the next group of a list's size
 
 
 def question_shapes(
     row: Mapping[str, Any], k: int
 ) -> Iterator[tuple[RecallRequest, QuestionVectors]]:
     """One question (a stored episode's text and vectors) in every combination of the
-    switches, each naming something no memory holds: the channels' queries of each
-    combination are planned, and the answers are those of the plain question."""
+    switches, each naming something no memory holds, with words also past the first size
+    group: the channels' queries of each combination are planned, and the answers are
+    those of the plain question."""
     for mask in range(1 << len(_SWITCHES)):
         on = {name for bit, name in enumerate(_SWITCHES) if mask >> bit & 1}
         thing = (_NOTHING,) if on else ()
-        req = RecallRequest(
-            projects=(row["project"],),
-            text=row["text"],
-            k=k,
-            error_keys=thing if "errors" in on else (),
-            symbols=thing if "symbols" in on else (),
-            words=thing if "words" in on else (),
-            tools=thing if "tools" in on else (),
-        )
-        error = row["vector"] if "errors" in on else None
-        yield req, QuestionVectors(row["vector"], title=row["title"], error=error)
+        for words in (thing, (_NOTHING,) * _MANY_WORDS) if "words" in on else ((),):
+            req = RecallRequest(
+                projects=(row["project"],),
+                text=row["text"],
+                k=k,
+                error_keys=thing if "errors" in on else (),
+                symbols=thing if "symbols" in on else (),
+                words=words,
+                tools=thing if "tools" in on else (),
+            )
+            error = row["vector"] if "errors" in on else None
+            yield req, QuestionVectors(row["vector"], title=row["title"], error=error)
 
 
 @dataclass
@@ -76,7 +82,7 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
     started = time.monotonic()
     try:
         rows = await store.run("warm_up_episodes", limit=_SAMPLE)
-        # Every shape of question first, whatever the budget (16 questions, a few seconds):
+        # Every shape of question first, whatever the budget (24 questions, a few seconds):
         # each is a query of its own for Neo4j to plan. Finding the episodes may take the
         # whole budget on a store of many projects, and a warm-up that asks nothing warms
         # nothing.

@@ -91,17 +91,29 @@ async def test_a_command_opens_its_services_without_warm_up_reads(
         assert services.readiness.schema
 
 
+def _group(size: int) -> int:
+    """The group Neo4j counts a list parameter's size in for its plan cache (1, 2-10,
+    11-100, 101-1,000, ...): probed on the server (docs/benchmarks.md, issue 23)."""
+    return 0 if size <= 1 else len(str(size - 1))
+
+
 class _Recording(GraphStore):
-    """A GraphStore that keeps the text of every query it runs (``seen``)."""
+    """A GraphStore that keeps the text of every query it runs (``seen``) and, beside it,
+    the size group of each of its list parameters (``planned``): what Neo4j plans anew."""
 
     def __init__(self, store: GraphStore) -> None:
         super().__init__(store.driver, store.database)
         self.seen: set[str] = set()
+        self.planned: set[tuple[str, tuple[tuple[str, int], ...]]] = set()
 
     async def run_text(
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
     ) -> list[dict[str, Any]]:
         self.seen.add(text)
+        sizes = tuple(
+            sorted((k, _group(len(v))) for k, v in (params or {}).items() if isinstance(v, list))
+        )
+        self.planned.add((text, sizes))
         return await super().run_text(text, params, read=read)
 
 
@@ -132,3 +144,69 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
     outcome = await recall(asked, trace, QuestionVectors(vector, error=vector))
     assert outcome.hits  # it was answered (the episodes above match its words)
     assert asked.seen and asked.seen <= warm.seen, asked.seen - warm.seen
+
+
+@pytest.mark.anyio
+async def test_a_long_trace_meets_plans_the_warm_up_made_whatever_its_lists_sizes(
+    store: Any, project: str
+) -> None:
+    """Neo4j plans a query again for each new size group of a list parameter (~0.3-0.5 s
+    for recall's channels): a pasted trace's 3 symbols, 150 words, 2 error keys and 12
+    tools are sent in groups the warm-up planned, and answered as without the filling."""
+    from metisgraph.graph.recall import recall
+    from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
+
+    vector = _vector()
+    await _stored(store, project, 5, "KeyError in load_orders ", vector)
+    warm = _Recording(store)
+    await warm_reads(warm, 0.01)
+    words = ("region", *(f"word{i}" for i in range(149)))
+    trace = RecallRequest(
+        projects=(project,),
+        text="Traceback: KeyError 'region' in load_orders.py, line 12, in build_totals",
+        error_keys=("python:KeyError:<*>", "python:ValueError:<*>"),
+        symbols=("build_totals", "load_orders", "main"),
+        words=words,
+        tools=tuple(f"tool{i}" for i in range(12)),
+    )
+    asked = _Recording(store)
+    outcome = await recall(asked, trace, QuestionVectors(vector, error=vector))
+    assert outcome.hits
+    # the channels' unions (the expansion's lists follow the hits found, not the question)
+    channel_reads = {p for p in asked.planned if "AS channel" in p[0]}
+    assert len(channel_reads) >= 2  # the lexical union and the dense one
+    assert channel_reads <= warm.planned, channel_reads - warm.planned
+
+
+@pytest.mark.anyio
+async def test_the_filled_name_lists_find_what_the_names_alone_find(
+    store: Any, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filling matches nothing and counts for nothing: the graph channels' candidates
+    and scores are those of the question's own names."""
+    from metisgraph.graph import channels
+    from metisgraph.graph.recall_request import RecallRequest
+
+    await _stored(store, project, 3, "KeyError in load_orders ", _vector())
+    await store.run_text(
+        "MATCH (e:Episode {project: $project}) "
+        "SET e.symbols = ['load_orders'], e.symbol_weights = [1.0] "
+        "MERGE (s:Symbol {project: $project, name: 'load_orders'}) MERGE (e)-[:MENTIONS]->(s) "
+        "MERGE (g:Tag {project: $project, name: 'region', value: 'region'}) "
+        "MERGE (e)-[:TAGGED]->(g) "
+        "MERGE (t:Tool {project: $project, name: 'python3'}) MERGE (e)-[:USED_TOOL]->(t)",
+        {"project": project},
+    )
+    req = RecallRequest(
+        projects=(project,),
+        text="KeyError in load_orders",
+        symbols=("load_orders", "build_totals"),
+        words=("region",),
+        tools=("python3",),
+    )
+    filled = await channels.lexical_channels(store, req)
+    monkeypatch.setattr(channels, "LIST_GROUP", 0)
+    alone = await channels.lexical_channels(store, req)
+    for name in ("symbols", "tags", "tools"):
+        assert filled.candidates[name], name  # each channel found the episodes
+        assert filled.candidates[name] == alone.candidates[name], name
