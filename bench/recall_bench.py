@@ -190,13 +190,18 @@ def chroma_server(
     return _query_server("chroma_server.py", options, port, log)
 
 
+def listening_pid(port: int) -> int:
+    """The process listening on ``port`` on loopback (IndexError/ValueError: none)."""
+    out = subprocess.run(
+        ["ss", "-ltnp", f"sport = :{port}"], capture_output=True, text=True, check=False
+    ).stdout
+    return int(out.split("pid=")[1].split(",")[0])
+
+
 def rss_mb(port: int) -> float | None:
     """Resident memory (MB) of the process listening on ``port`` on loopback (from /proc)."""
     try:
-        out = subprocess.run(
-            ["ss", "-ltnp", f"sport = :{port}"], capture_output=True, text=True, check=False
-        ).stdout
-        pid = int(out.split("pid=")[1].split(",")[0])
+        pid = listening_pid(port)
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return round(int(line.split()[1]) / 1024, 1)

@@ -30,14 +30,9 @@ import httpx  # noqa: E402
 
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import running_neo4j  # noqa: E402
-from bench.recall_bench import _ask_metisgraph, metisgraph_server  # noqa: E402
+from bench.recall_bench import _ask_metisgraph, listening_pid, metisgraph_server  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _pid(port: int) -> int:
-    out = subprocess.run(["ss", "-ltnp", f"sport = :{port}"], capture_output=True, text=True)
-    return int(out.stdout.split("pid=")[1].split(",")[0])
 
 
 def _cpu_ms(pid: int) -> float:
@@ -70,7 +65,7 @@ def main() -> None:
         with httpx.Client(timeout=60) as client:
             for q in itertools.islice(itertools.cycle(questions), args.warmup):
                 _ask_metisgraph(client, url, corpus.project, q)
-        api, db = _pid(args.api_port), _pid(args.port)
+        api, db = listening_pid(args.api_port), listening_pid(args.port)
         spy = None
         if args.py_spy:
             spy = subprocess.Popen(
