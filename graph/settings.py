@@ -66,3 +66,5 @@ class EmbeddedNeo4jSettings(BaseSettings):
     # that should not spend its CPU compiling; the test suite's are such).
     jvm_options: list[str] = Field(default_factory=list)
     cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")
+    # More neo4j.conf lines (name -> value), written after ours and replacing them.
+    config: dict[str, str] = Field(default_factory=dict)

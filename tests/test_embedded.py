@@ -16,7 +16,7 @@ import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 
-from metisgraph.graph.embedded import EmbeddedNeo4j, find_java
+from metisgraph.graph.embedded import VECTOR_SEGMENTS, EmbeddedNeo4j, find_java
 from metisgraph.graph.settings import EmbeddedNeo4jSettings, Neo4jSettings
 
 pytestmark = pytest.mark.skipif(
@@ -98,6 +98,8 @@ def test_start_status_stop_lifecycle_and_the_aot_cache_of_the_first_run(tmp_path
         conf = (settings.home / "neo4j.conf").read_text()
         assert f"server.bolt.listen_address=127.0.0.1:{settings.port}" in conf
         assert "db.logs.query.parameter_logging_enabled=false" in conf
+        # the vector indexes' segment settings, accepted by this version (it started)
+        assert all(f"{k}={v}\n" in conf for k, v in VECTOR_SEGMENTS.items())
         # Bolt listens on loopback only.
         with socket.socket() as sock:
             sock.settimeout(1)
@@ -165,3 +167,18 @@ def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> No
     )
     assert result.returncode == 1  # not running there
     assert '"running": false' in result.stdout
+
+
+def test_config_lines_are_added_after_ours_and_replace_them(tmp_path: Path) -> None:
+    """METISGRAPH_NEO4J_CONFIG: more neo4j.conf lines; one of ours named there is replaced,
+    not written twice (Neo4j would refuse a setting given twice)."""
+    merge = "internal.dbms.index.vector.standard_merge_factor"
+    settings = EmbeddedNeo4jSettings(
+        home=tmp_path / "neo4j", config={merge: "4", "db.transaction.timeout": "30s"}
+    )
+    settings.home.mkdir()
+    EmbeddedNeo4j(settings).write_config()
+    lines = (settings.home / "neo4j.conf").read_text().splitlines()
+    assert [line for line in lines if line.startswith(merge)] == [f"{merge}=4"]
+    assert "db.transaction.timeout=30s" in lines
+    assert f"{merge}={VECTOR_SEGMENTS[merge]}" not in lines

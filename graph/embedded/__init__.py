@@ -10,11 +10,12 @@ The process is detached and tracked by a pid file in the data directory, so
 from metisgraph.graph.embedded.admin_import import ImportRun, import_database
 from metisgraph.graph.embedded.errors import EmbeddedNeo4jError
 from metisgraph.graph.embedded.java import MIN_JAVA, find_java
-from metisgraph.graph.embedded.server import EmbeddedNeo4j, EmbeddedStatus
+from metisgraph.graph.embedded.server import VECTOR_SEGMENTS, EmbeddedNeo4j, EmbeddedStatus
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 
 __all__ = [
     "MIN_JAVA",
+    "VECTOR_SEGMENTS",
     "EmbeddedNeo4j",
     "EmbeddedNeo4jError",
     "EmbeddedNeo4jSettings",

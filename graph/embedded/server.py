@@ -22,7 +22,21 @@ from metisgraph.graph.embedded.java import AOT_JAVA, JVM_OPTIONS, find_java, jav
 from metisgraph.graph.embedded.process import exit_code, pid_alive, port_open, spawn_detached
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 
-__all__ = ["EmbeddedNeo4j", "EmbeddedStatus"]
+__all__ = ["VECTOR_SEGMENTS", "EmbeddedNeo4j", "EmbeddedStatus"]
+
+# How Lucene keeps the vector indexes in segments (Neo4j's internal settings; a version that
+# does not know one refuses to start, so a change of version is caught by every test). A
+# vector search walks each segment's graph in turn: with Neo4j's defaults episode_vectors
+# held 17 segments at 10k episodes and 56 at 1M, and one search of it at 10k took p50 4.5 ms
+# against 2.6 ms once it was one segment (docs/benchmarks.md). So: a built index is merged
+# into one segment (FULL: forceMerge(1) after population), population flushes 64 MiB at a
+# time (the default scales with RAM: 1 MiB here, hundreds of tiny segments merged again and
+# again), and writes merge every 10 segments of a size (Lucene's own default) instead of 50.
+VECTOR_SEGMENTS = {
+    "internal.dbms.index.vector.post_population_compaction": "FULL",
+    "internal.dbms.index.vector.population_ram_buffer_size": "64",
+    "internal.dbms.index.vector.standard_merge_factor": "10",
+}
 
 
 @dataclass(frozen=True)
@@ -112,6 +126,8 @@ class EmbeddedNeo4j:
             # stopped (default 5s): nothing is left to answer, so a stop took 10s more.
             "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration": "0s",
             "server.directories.logs": str(self.home / "logs"),
+            **VECTOR_SEGMENTS,
+            **s.config,
         }
         text = "".join(f"{key}={value}\n" for key, value in lines.items())
         (self.home / "neo4j.conf").write_text(text)
