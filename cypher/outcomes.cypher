@@ -3,7 +3,9 @@
 // (graph/outcomes.py, checked by Query.naming). Each report is a node of its own,
 // (:OutcomeReport {project, key})-[:ABOUT]->(memory), unique on (project, key): the key is
 // the caller's idempotency key, so the same report sent twice is stored once. A memory's
-// statistics and confidence are always recounted from its reports, never incremented.
+// statistics and confidence are what all its reports add up to: recounted from them
+// (recount_evidence), or, on the write path, added to from the reports the transaction
+// wrote (add_evidence: the same totals, without rereading a reused memory's thousands).
 
 // name: memory_label
 // mode: read
@@ -71,6 +73,8 @@ RETURN created
 // the plan must hold as the store fills: on a bulk load's first batch no snippet exists
 // yet, and a plan that seeks the snippet and expands its users then read all of them for
 // each row (2.4x the seconds over the 100k build's 120 plans, ~linear in the store).
+// $pending: a new report is marked `pending` for add_evidence, in the same transaction,
+// to add and unmark (false: the caller recounts instead, and nothing is marked).
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
@@ -85,7 +89,7 @@ ON CREATE SET o.memory_id = s.id, o.label = 'Snippet', o.success = (r.outcome = 
               o.context = row.project + '|' + coalesce(e.task_id, e.id) + '|'
                           + coalesce(t.agent, '-'),
               o.at = datetime(), o.applied_in = e.id, o.applied_project = row.project,
-              o.count = 1
+              o.count = 1, o.pending = CASE WHEN $pending THEN true END
 SET o.env = COLLECT { MATCH (e)-[:IN_ENV]->(v:Environment) RETURN v.key LIMIT 1 }[0]
 MERGE (o)-[:ABOUT]->(s)
 
@@ -117,6 +121,100 @@ CALL (m) {
 }
 WITH m, uses, successes, failures, evidence_for, evidence_against, contexts, confirmed_at,
      last_used_at, coalesce($priors[coalesce(m.source, '-')], $fallback) AS given
+WITH m, uses, successes, failures, evidence_for, evidence_against, contexts, confirmed_at,
+     last_used_at, coalesce(m.prior_confidence, given.mean) AS mean,
+     coalesce(m.prior_strength, given.strength) AS strength
+SET m.uses = uses, m.successes = successes, m.failures = failures,
+    m.evidence_for = evidence_for, m.evidence_against = evidence_against,
+    m.contexts = contexts, m.confirmed_at = confirmed_at, m.last_used_at = last_used_at,
+    m.prior_confidence = mean, m.prior_strength = strength,
+    m.confidence = (mean * strength + evidence_for) / (strength + evidence_for + evidence_against),
+    m.active_at = CASE WHEN last_used_at > m.active_at THEN last_used_at
+                       ELSE coalesce(m.active_at, last_used_at, datetime()) END
+SET m.success_rate = CASE WHEN m:Pattern THEN m.success_rate
+                          WHEN uses > 0 THEN toFloat(successes) / uses ELSE null END
+REMOVE m.outcome_lock
+RETURN m.project AS project, m.id AS id, m.uses AS uses, m.successes AS successes,
+       m.failures AS failures, m.success_rate AS success_rate, m.confidence AS confidence,
+       m.prior_confidence AS prior_confidence, m.prior_strength AS prior_strength,
+       m.evidence_for AS evidence_for, m.evidence_against AS evidence_against,
+       m.contexts AS contexts, m.last_used_at AS last_used_at, m.outcome_notes AS notes
+
+// name: add_evidence
+// mode: write
+// recount_evidence's totals, added to rather than recounted: a reused snippet has thousands
+// of reports, and rereading them all at each batch that reported about it grew with the
+// store (issue 24: 0.11 -> 0.88 s a plan over the 1M derive). $keys: {project, id,
+// reports}, `reports` the keys of the reports written by the statement before with
+// `pending` set (bridge_outcome_reports): those are added, and unmarked. A group of n
+// reports of one outcome from one context weighs (1 - w^n) / (1 - w); k more add
+// w^n (1 - w^k) / (1 - w), n read by the index outcome_report_context (a seek per group:
+// the group's own reports, never the memory's others); `contexts` gains the contexts of a first success.
+// A memory never counted (a total unset: new in this batch, or stored before its counts)
+// is counted from all its reports, as recount_evidence would. The same formulas, the same
+// lock first, the same properties set; every other path (reports sent to the API,
+// verdicts that retract a report, forgetting, imports, migrations) recounts.
+CYPHER replan=skip
+UNWIND $keys AS key
+MATCH (m:{{label}} {project: key.project, id: key.id})
+SET m.outcome_lock = true
+WITH m, key,
+     m.uses IS NULL OR m.successes IS NULL OR m.failures IS NULL OR m.evidence_for IS NULL
+     OR m.evidence_against IS NULL OR m.contexts IS NULL AS whole
+CALL (m, key) {
+  UNWIND key.reports AS report
+  MATCH (o:OutcomeReport {project: m.project, key: report})
+  USING INDEX o:OutcomeReport(project, key)
+  WHERE o.pending AND EXISTS { (o)-[:ABOUT]->(m) }
+  REMOVE o.pending
+  RETURN collect(o) AS fresh
+}
+CALL (m, whole, fresh) {
+  CALL (m, whole, fresh) {
+    WITH m WHERE whole
+    MATCH (o:OutcomeReport)-[:ABOUT]->(m)
+    RETURN o
+    UNION ALL
+    WITH fresh WHERE NOT whole
+    UNWIND fresh AS o
+    RETURN o
+  }
+  WITH m, whole, o.context AS context, o.success AS success, sum(coalesce(o.count, 1)) AS k,
+       max(o.at) AS last, collect(o) AS added
+  WHERE success IS NOT NULL
+  CALL (m, whole, context, success, added) {
+    WITH m, context, success, added WHERE NOT whole
+    MATCH (q:OutcomeReport {project: m.project, memory_id: m.id, context: context,
+                            success: success})
+    USING INDEX q:OutcomeReport(project, memory_id, context, success)
+    WHERE NOT q IN added AND EXISTS { (q)-[:ABOUT]->(m) }
+    RETURN sum(coalesce(q.count, 1)) AS n
+  }
+  RETURN sum(k) AS uses,
+         sum(CASE WHEN success THEN k ELSE 0 END) AS successes,
+         sum(CASE WHEN success THEN 0 ELSE k END) AS failures,
+         sum(CASE WHEN success
+             THEN $repeat_weight ^ n * (1.0 - $repeat_weight ^ k) / (1.0 - $repeat_weight)
+             ELSE 0.0 END) AS evidence_for,
+         sum(CASE WHEN success THEN 0.0
+             ELSE $repeat_weight ^ n * (1.0 - $repeat_weight ^ k) / (1.0 - $repeat_weight)
+             END) AS evidence_against,
+         count(DISTINCT CASE WHEN success AND n = 0 THEN context END) AS contexts,
+         max(CASE WHEN success THEN last END) AS confirmed_at,
+         max(last) AS last_used_at
+}
+WITH m, CASE WHEN whole THEN uses ELSE m.uses + uses END AS uses,
+     CASE WHEN whole THEN successes ELSE m.successes + successes END AS successes,
+     CASE WHEN whole THEN failures ELSE m.failures + failures END AS failures,
+     CASE WHEN whole THEN evidence_for ELSE m.evidence_for + evidence_for END AS evidence_for,
+     CASE WHEN whole THEN evidence_against
+          ELSE m.evidence_against + evidence_against END AS evidence_against,
+     CASE WHEN whole THEN contexts ELSE m.contexts + contexts END AS contexts,
+     CASE WHEN whole OR confirmed_at > m.confirmed_at THEN confirmed_at
+          ELSE coalesce(m.confirmed_at, confirmed_at) END AS confirmed_at,
+     CASE WHEN whole OR last_used_at > m.last_used_at THEN last_used_at
+          ELSE coalesce(m.last_used_at, last_used_at) END AS last_used_at,
+     coalesce($priors[coalesce(m.source, '-')], $fallback) AS given
 WITH m, uses, successes, failures, evidence_for, evidence_against, contexts, confirmed_at,
      last_used_at, coalesce(m.prior_confidence, given.mean) AS mean,
      coalesce(m.prior_strength, given.strength) AS strength

@@ -73,3 +73,7 @@ CREATE INDEX resolved_sighting IF NOT EXISTS FOR ()-[l:RESOLVED]-() ON (l.projec
 // judging where it is stale (cypher/staleness.cypher stale_facts) reads the last word from
 // each environment by a seek, not among all its reports (a reused snippet has thousands).
 CREATE INDEX outcome_report_env IF NOT EXISTS FOR (o:OutcomeReport) ON (o.project, o.memory_id, o.env);
+// A memory's reports of one outcome from one context: adding a batch's reports to a
+// memory's totals (cypher/outcomes.cypher add_evidence) reads how many it had of each by a
+// seek, not among all its reports (a reused snippet has thousands).
+CREATE INDEX outcome_report_context IF NOT EXISTS FOR (o:OutcomeReport) ON (o.project, o.memory_id, o.context, o.success);

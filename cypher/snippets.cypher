@@ -9,7 +9,9 @@
 // One node per (project, content key). What the code is (template, structure, risk) is set
 // when the node is created; a name, a description or the test command its run used fills in
 // when missing; tests, examples and the files it was written to accumulate (bounded); a
-// reviewer's decision is never overwritten by a re-ingest.
+// reviewer's decision is never overwritten by a re-ingest. `recorded` (distinct episodes
+// linked + distinct records) gains the records new to it here, and link_snippet_episodes
+// adds the episodes: counted as they come, never by rereading a reused snippet's users.
 CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (s:Snippet {project: row.project, id: row.id})
@@ -18,7 +20,8 @@ ON CREATE SET s += row.props, s.lineage = row.lineage, s.version = row.version, 
               s.review_status = row.review_status, s.tests = [], s.examples = [],
               s.record_keys = [], s.files = [], s.source = row.prior.source,
               s.prior_confidence = row.prior.mean, s.prior_strength = row.prior.strength,
-              s.confidence = row.prior.mean, s.active_at = datetime()
+              s.confidence = row.prior.mean, s.active_at = datetime(), s.recorded = 0
+SET s.recorded = s.recorded + size([k IN row.record_keys WHERE NOT k IN s.record_keys])
 SET s.name = coalesce(s.name, row.name),
     s.description = coalesce(s.description, row.description),
     s.test_command = coalesce(s.test_command, row.test_command),
@@ -36,11 +39,15 @@ SET s.recallable = s.review_status <> 'rejected' AND s.retired IS NULL
 // mode: write
 // The bridge. Code that ran in an episode that succeeded was verified in its environment.
 // The episode's code is part of its situation: a new link clears its `situated` stamp, so it
-// is related again (graph/situations.py); a link written again changes nothing.
+// is related again (graph/situations.py); a link written again changes nothing. An episode
+// linked to the snippet for the first time (by no relation before) adds one to `recorded`
+// (rows are one per episode and snippet), read from the episode's few links.
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Episode {project: row.project, id: row.episode_id})
 MATCH (s:Snippet {project: row.project, id: row.id})
+WITH e, s, row, row.relation IN ['GENERATED', 'USED', 'MODIFIED']
+                AND NOT EXISTS { (e)-[:GENERATED|USED|MODIFIED]->(s) } AS first
 CALL (e, s, row) {
   WITH e, s, row WHERE row.relation = 'GENERATED'
   MERGE (e)-[r:GENERATED]->(s)
@@ -64,6 +71,8 @@ CALL (e, s, row) {
   MATCH (e)-[:IN_ENV]->(v:Environment {project: row.project})
   MERGE (s)-[:VERIFIED_IN]->(v)
 }
+WITH s, first WHERE first
+SET s.recorded = s.recorded + 1
 
 // name: link_snippet_requirements
 // mode: write
@@ -125,9 +134,22 @@ MERGE (s)-[v:VERSION_OF]->(p)
 ON CREATE SET v.reason = row.reason, v.created_at = datetime()
 SET p.latest = false
 
+// name: count_unset_snippet_recordings
+// mode: write
+// The write path counts `recorded` as links and records come (upsert_snippets,
+// link_snippet_episodes); a snippet that never had it set (one imported without it) is
+// counted here, once, as count_snippet_recordings would.
+CYPHER replan=skip
+UNWIND $rows AS row
+MATCH (s:Snippet {project: row.project, id: row.id})
+WHERE s.recorded IS NULL
+SET s.recorded = COUNT { MATCH (e:Episode)-[:GENERATED|USED|MODIFIED]->(s) RETURN DISTINCT e }
+                 + size(coalesce(s.record_keys, []))
+
 // name: count_snippet_recordings
 // mode: write
-// Recorded = distinct episodes linked + distinct snippet records; recounted, so idempotent.
+// Recorded = distinct episodes linked + distinct snippet records; recounted, so idempotent
+// (after forgetting: the write path counts as it goes).
 CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Snippet {project: row.project, id: row.id})

@@ -22,6 +22,8 @@ __all__ = [
     "OUTCOME_NOTES_KEPT",
     "OutcomeReport",
     "ReportConflict",
+    "add_evidence_steps",
+    "bridge_report_key",
     "evidence_params",
     "memory_label",
     "record_outcome",
@@ -80,6 +82,23 @@ def recount_steps(
     ]
 
 
+def bridge_report_key(episode_id: str, snippet_id: str, outcome: str) -> str:
+    """The key of the report bridge_outcome_reports writes for this link and outcome."""
+    return f"bridge:{episode_id}:{snippet_id}:{outcome}"
+
+
+def add_evidence_steps(
+    label: str, keys: Sequence[Row], settings: ConfidenceSettings = CONFIDENCE
+) -> list[tuple[str | Query, Row]]:
+    """The write step that adds to these memories' statistics ({project, id, reports}) the
+    reports the transaction wrote with `pending` set (the keys in `reports`): the totals a
+    recount gives, without rereading the reports counted before (cypher/outcomes.cypher
+    add_evidence)."""
+    if not keys:
+        return []
+    return [(_labelled("add_evidence", label), {"keys": list(keys), **evidence_params(settings)})]
+
+
 def verdict_feedback_within(
     keys: Sequence[Row], settings: ConfidenceSettings = CONFIDENCE
 ) -> Callable[[Transaction], Awaitable[int]]:
@@ -97,7 +116,7 @@ def verdict_feedback_within(
         if not rows:
             return 0
         await tx.run("retract_bridge_reports", rows=rows)
-        await tx.run("bridge_outcome_reports", rows=rows)
+        await tx.run("bridge_outcome_reports", rows=rows, pending=False)  # recounted below
         told = sorted({(r["project"], r["id"]) for r in rows})
         for step, params in recount_steps("Snippet", [{"project": p, "id": i} for p, i in told]):
             await tx.run_query(step, params)

@@ -53,19 +53,23 @@ async def test_a_report_reads_the_link_from_the_episode_not_the_snippets_users(
     await store.run_text(EPISODES, {"n": 1000, "tag": "e"})
     text = query("bridge_outcome_reports").text
     # planned as a bulk load's first batch plans it: episodes, and not one snippet yet
-    _, summary, _ = await store.driver.execute_query("EXPLAIN " + text, {"rows": []})
+    _, summary, _ = await store.driver.execute_query(
+        "EXPLAIN " + text, {"rows": [], "pending": False}
+    )
     operators = _operators(summary.plan)
     assert not [o for o in operators if o[0] == "Expand(All)" and o[1].startswith("(s)")], operators
 
     # and its run as profiled below planned then too (`replan=skip` keeps that plan)
-    await store.driver.execute_query("PROFILE " + text, {"rows": []})
+    await store.driver.execute_query("PROFILE " + text, {"rows": [], "pending": False})
     cost = {}
     for users in (10, 400):
         snippet = f"s{users}"
         await store.run_text(USERS, {"id": snippet, "n": users})
         await store.run_text(PROBE, {"id": snippet, "episode": f"probe{users}"})
         row = {"project": "p", "id": snippet, "episode_id": f"probe{users}"}
-        _, summary, _ = await store.driver.execute_query("PROFILE " + text, {"rows": [row]})
+        _, summary, _ = await store.driver.execute_query(
+            "PROFILE " + text, {"rows": [row], "pending": False}
+        )
         cost[users] = _hits(summary.profile)
     reports = await store.run_text(
         "MATCH (o:OutcomeReport)-[:ABOUT]->(:Snippet) RETURN count(o) AS n", {}, read=True

@@ -12,7 +12,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metisgraph.graph import CONFIDENCE, Query, project_scope, recount_steps
+from metisgraph.graph import (
+    CONFIDENCE,
+    Query,
+    add_evidence_steps,
+    bridge_report_key,
+    project_scope,
+)
 from metisgraph.ingest.snippets.prepare import PreparedSnippet
 
 __all__ = ["symbol_tail", "write_steps"]
@@ -39,19 +45,30 @@ def write_steps(
     fresh = [s for s in _first_each(snippets) if not s.stored]
     bridge = _episode_rows(snippets)
     reported = [r for r in bridge if r["relation"] in _REPORTING and r["outcome"] in _DECIDED]
-    plan = [
-        ("upsert_snippets", nodes),
-        ("link_snippet_episodes", bridge),
-        ("bridge_outcome_reports", reported),
-        ("link_snippet_requirements", _requirement_rows(snippets)),
-        ("link_snippet_structure", [_structure_row(s) for s in fresh]),
-        ("link_snippet_files", _file_rows(snippets)),
-        ("link_snippet_versions", [_version_row(s) for s in fresh if s.parent_id]),
-        ("count_snippet_recordings", [{"project": r["project"], "id": r["id"]} for r in nodes]),
-    ]
-    steps: list[tuple[str | Query, Row]] = [(name, {"rows": rows}) for name, rows in plan if rows]
-    keys = {(r["project"], r["id"]) for r in reported}
-    steps += recount_steps("Snippet", [{"project": p, "id": i} for p, i in sorted(keys)])
+    # The reports the bridge may write, by snippet: either outcome (it reads the outcome on
+    # every link of the episode to the snippet, an earlier one's too); only those it wrote
+    # are marked pending, and add_evidence adds just those.
+    told: dict[tuple[str, str], list[str]] = {}
+    for r in reported:
+        told.setdefault((r["project"], r["id"]), []).extend(
+            bridge_report_key(r["episode_id"], r["id"], outcome) for outcome in _DECIDED
+        )
+    plan: list[tuple[str, Row]] = [
+        ("upsert_snippets", {"rows": nodes}),
+        ("link_snippet_episodes", {"rows": bridge}),
+        # marked pending: add_evidence adds them to the snippets' totals, last
+        ("bridge_outcome_reports", {"rows": reported, "pending": True}),
+        ("link_snippet_requirements", {"rows": _requirement_rows(snippets)}),
+        ("link_snippet_structure", {"rows": [_structure_row(s) for s in fresh]}),
+        ("link_snippet_files", {"rows": _file_rows(snippets)}),
+        ("link_snippet_versions", {"rows": [_version_row(s) for s in fresh if s.parent_id]}),
+        # `recorded` is counted as links and records come: here only a snippet without it
+        ("count_unset_snippet_recordings",
+         {"rows": [{"project": r["project"], "id": r["id"]} for r in nodes]}),
+    ]  # fmt: skip
+    steps: list[tuple[str | Query, Row]] = [(name, p) for name, p in plan if p["rows"]]
+    keys = [{"project": p, "id": i, "reports": told[p, i]} for p, i in sorted(told)]
+    steps += add_evidence_steps("Snippet", keys)
     return steps
 
 
