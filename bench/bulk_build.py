@@ -4,16 +4,13 @@ The corpus of ``--size`` episodes (bench/corpus.py, seed 7: its errors recur acr
 with the same signature) with vectors derived from the 10k cache of real ones
 (bench/embedcache.py's `DerivedEmbedder`), written as import files by the pipeline's
 preparation (ingest/pipeline/bulk.py), loaded by `neo4j-admin database import` into a new
-embedded Neo4j (its own home and port), started, its schema applied, then every batch's
-derivations run by the pipeline's own statements. Timed "from the first record read to the
-last commit", each phase apart; the store's size on disk; the load before and after. The
-store is kept (marked with run.py's corpus signature, so `bench/run.py --vectors derived`
-reuses it).
+embedded Neo4j (its own home and port), started, its schema applied and awaited (the
+vector and full-text indexes populated), then every batch's derivations run by the
+pipeline's own statements. Timed "from the first record read to the last commit", each
+phase apart; the store's size on disk; the load before and after. The store is kept
+(marked with run.py's corpus signature, so `bench/run.py --vectors derived` reuses it).
 
     python bench/bulk_build.py --size 100000 --embeddings PATH/seed-7
-
-The vector and full-text indexes populate beside the derive (it seeks by key only) and are
-awaited after it (``search_indexes_after_s``); ``--search-first`` awaits them before.
 """
 
 from __future__ import annotations
@@ -36,7 +33,7 @@ from bench.embedcache import DerivedEmbedder, EmbeddingCache
 from bench.recall_bench import corpus_signature
 from bench.write_growth import StepTimedStore
 from metisgraph.graph.embedded import EmbeddedNeo4j, import_database
-from metisgraph.graph.indexes import apply_schema, await_indexes
+from metisgraph.graph.indexes import apply_schema
 from metisgraph.graph.migrations import record_current
 from metisgraph.graph.settings import EmbeddedNeo4jSettings
 from metisgraph.graph.store import GraphStore, open_driver
@@ -144,17 +141,12 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
     try:
         store = GraphStore(driver, timeout=3600)
         await record_current(store, MIGRATIONS)
-        # the vector and full-text indexes populate while the derive runs (it seeks by key
-        # only); awaited after it: the store is built when they are online
-        await apply_schema(store, embedder.dimension, await_search=options.search_first)
+        await apply_schema(store, embedder.dimension)
         out["start_schema_s"] = round(time.perf_counter() - mark, 1)
         mark = time.perf_counter()
         timed = StepTimedStore(store) if options.step_times else store
         await bulk.derive(files, timed, _progress(options.progress, timed, mark))
         out["derive_s"] = round(time.perf_counter() - mark, 1)
-        mark = time.perf_counter()
-        await await_indexes(store, stall_s=3600)
-        out["search_indexes_after_s"] = round(time.perf_counter() - mark, 1)
         if isinstance(timed, StepTimedStore):  # each statement's seconds, costliest first
             ranked = sorted(timed.seconds.items(), key=lambda kv: -kv[1])
             out["derive_steps_s"] = {k: round(v, 1) for k, v in ranked[:25]}
@@ -190,10 +182,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, help="preparing processes (default: the cores)")
     parser.add_argument("--step-times", action="store_true", help="time each derive statement")
     parser.add_argument("--progress", type=Path, help="a JSON line per derived plan, to this file")
-    parser.add_argument(
-        "--search-first", action="store_true",
-        help="await the vector and full-text indexes before the derive (not beside it)",
-    )  # fmt: skip
     options = parser.parse_args()
     print(json.dumps(asyncio.run(build(options)), indent=2), flush=True)
 

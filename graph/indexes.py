@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,6 @@ from metisgraph.graph.store import GraphStore
 
 __all__ = [
     "RETIRED_INDEXES",
-    "SEARCH_INDEXES",
     "TEXT_INDEXES",
     "VECTOR_INDEXES",
     "IndexSpec",
@@ -106,9 +105,6 @@ TEXT_INDEXES = (
     ),
     IndexSpec("error_text", "Error", ("kind", "template", "frames_text")),
 )
-
-# What recall searches: slow to populate over a big store, never read by a write's key seeks.
-SEARCH_INDEXES = frozenset(spec.name for spec in (*VECTOR_INDEXES, *TEXT_INDEXES))
 
 
 @dataclass(frozen=True)
@@ -254,16 +250,12 @@ async def await_indexes(
     store: GraphStore,
     stall_s: float = 300.0,
     on_progress: Callable[[dict[str, float]], None] | None = None,
-    *,
-    but: Collection[str] = (),
 ) -> None:
-    """Wait until every index is online, for as long as population moves (see IndexWatch);
-    the indexes named in ``but`` are not waited for."""
+    """Wait until every index is online, for as long as population moves (see IndexWatch)."""
     watch, pause = IndexWatch(stall_s), 0.02
     while True:
         before = watch.last
-        rows = [r for r in await store.run("index_progress") if r["name"] not in but]
-        pending = watch.see(rows, time.monotonic())
+        pending = watch.see(await store.run("index_progress"), time.monotonic())
         if not pending:
             return
         if pending != before:
@@ -279,17 +271,10 @@ async def apply_schema(
     dimensions: int,
     timeout_s: int = 300,
     migrations: Sequence[Migration] = GRAPH_MIGRATIONS,
-    *,
-    await_search: bool = True,
 ) -> SchemaReport:
     """Create missing constraints and indexes, wait until every index is online (for as long
     as their population moves: ``timeout_s`` is how long one may stand still), then run the
-    migrations the store has not had yet.
-
-    ``await_search=False`` waits for every index but the vector and full-text ones
-    (``SEARCH_INDEXES``): for a writer that only seeks by key while they populate — the bulk
-    path's derive, which runs beside the population of a million vectors (~10 minutes at
-    1M) — and that awaits them itself (``await_indexes``) before anyone searches."""
+    migrations the store has not had yet."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
@@ -298,7 +283,7 @@ async def apply_schema(
         await _scope_old_snippets(store)
     for statement in statements:
         await store.run_text(statement.text, statement.params)
-    await await_indexes(store, stall_s=timeout_s, but=() if await_search else SEARCH_INDEXES)
+    await await_indexes(store, stall_s=timeout_s)
     migrated = await migrate(store, migrations)
     rows = await store.run("index_states")
     return SchemaReport(

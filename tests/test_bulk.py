@@ -16,7 +16,6 @@ from metisgraph.graph import apply_schema, digest_project
 from metisgraph.graph.bulk.graph import IMPORTED, IMPORTED_LABELS, IMPORTED_TYPES
 from metisgraph.graph.cypher import load_queries
 from metisgraph.graph.embedded.admin_import import import_database
-from metisgraph.graph.indexes import await_indexes
 from metisgraph.graph.store import GraphStore, open_driver
 from metisgraph.ingest.adapters import read_path
 from metisgraph.ingest.pipeline import Ingestor
@@ -72,10 +71,8 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
     driver = open_driver(scratch_neo4j.uri, "neo4j", scratch_neo4j.password())
     try:
         target = _Judged(GraphStore(driver))
-        # as `ingest --bulk` does: the derive beside the search indexes' population
-        await apply_schema(target, embedder.dimension, await_search=False)
+        await apply_schema(target, embedder.dimension)
         await bulk.derive(files, target)
-        await await_indexes(target)
         assert files.summary.as_dict() == wanted.as_dict()
         # staleness judged where the pipeline judged it (not in every environment again)
         assert sorted(target.judged) == sorted(judged.judged) != []

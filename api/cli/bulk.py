@@ -34,7 +34,7 @@ async def bulk_ingest(
 ) -> dict[str, Any]:
     from metisgraph.api.services import open_graph, open_services
     from metisgraph.api.settings import load_settings
-    from metisgraph.graph import apply_schema, record_current
+    from metisgraph.graph import record_current
     from metisgraph.graph.embedded import EmbeddedNeo4j, import_database
     from metisgraph.ingest import MIGRATIONS, Embedder
     from metisgraph.ingest.adapters import read_path
@@ -70,13 +70,9 @@ async def bulk_ingest(
     run = await anyio.to_thread.run_sync(lambda: import_database(embedded, files.arguments))
     async with open_graph(settings) as graph:  # started again on the imported database
         await record_current(graph, MIGRATIONS)
+    async with open_services(settings) as services:  # the schema applied and awaited
         imported = time.perf_counter()
-        # the derive seeks by key only: it runs while the vector and full-text indexes
-        # populate (minutes at a million episodes) ...
-        await apply_schema(graph, embedder.dimension, migrations=MIGRATIONS, await_search=False)
-        await bulk.derive(files, graph)
-    async with open_services(settings):  # ... which are awaited here, the model stamped
-        pass
+        await bulk.derive(files, services.store)
     done = time.perf_counter()
     err.print(
         f"bulk load: files {prepared - started:.1f} s, import {run.seconds:.1f} s, "
