@@ -172,13 +172,13 @@ def test_cli_reports_status(neo4j_settings: Neo4jSettings, tmp_path: Path) -> No
 def test_config_lines_are_added_after_ours_and_replace_them(tmp_path: Path) -> None:
     """METISGRAPH_NEO4J_CONFIG: more neo4j.conf lines; one of ours named there is replaced,
     not written twice (Neo4j would refuse a setting given twice)."""
-    merge = "internal.dbms.index.vector.standard_merge_factor"
+    merge = "internal.dbms.index.vector.post_population_compaction"
     settings = EmbeddedNeo4jSettings(
-        home=tmp_path / "neo4j", config={merge: "4", "db.transaction.timeout": "30s"}
+        home=tmp_path / "neo4j", config={merge: "PARTIAL", "db.transaction.timeout": "30s"}
     )
     settings.home.mkdir()
     EmbeddedNeo4j(settings).write_config()
     lines = (settings.home / "neo4j.conf").read_text().splitlines()
-    assert [line for line in lines if line.startswith(merge)] == [f"{merge}=4"]
+    assert [line for line in lines if line.startswith(merge)] == [f"{merge}=PARTIAL"]
     assert "db.transaction.timeout=30s" in lines
     assert f"{merge}={VECTOR_SEGMENTS[merge]}" not in lines
