@@ -66,11 +66,7 @@ async def run(options: argparse.Namespace) -> dict[str, Any]:
     store = GraphStore(open_driver(server.uri, "neo4j", server.password()), timeout=7200)
     out: dict[str, Any] = {"config": settings.config}
     try:
-        rows = await store.run_text(
-            "MATCH (v:EpisodeVector {project: $project, of: 'text'}) WITH v LIMIT 2000 "
-            "RETURN v.embedding AS embedding",
-            {"project": options.project},
-        )
+        rows = await store.run("bench_text_vectors", project=options.project, limit=2000)
         rng = random.Random(7)
         vectors = [[x + rng.gauss(0, 0.02) for x in r["embedding"]]
                    for r in rng.sample(rows, min(300, len(rows)))]  # fmt: skip

@@ -36,6 +36,13 @@ UNWIND $members AS m
 MATCH (:Error {project: m.project, key: m.key})<-[:HIT]-(e:Episode {project: m.project})
 RETURN count(e) AS sightings
 
+// name: bench_text_vectors
+// mode: read
+// bench/vector_segments.py: stored text vectors of a project, to search with.
+MATCH (v:EpisodeVector {project: $project, of: 'text'})
+WITH v LIMIT $limit
+RETURN v.embedding AS embedding
+
 // name: bench_nearest_episodes
 // mode: read
 // The floor of a Neo4j answer (bench/neo4j_vector_server.py): the k nearest episodes of one
