@@ -247,8 +247,11 @@ CALL () {
     RETURN r, similarity
   }
   WITH r, max(similarity) AS similarity
-  MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-  WHERE e.project = r.project AND e.recallable = true {{filters}}
+  CALL (r) {
+    MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+    WHERE e.project = r.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $errors_fanout
+  }
   WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
   RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
   ORDER BY score DESC
@@ -273,8 +276,11 @@ CALL () {
     RETURN r, similarity ORDER BY similarity DESC LIMIT 5
   }
   WITH r, max(similarity) AS similarity
-  MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
-  WHERE e.project = r.project AND e.recallable = true {{filters}}
+  CALL (r) {
+    MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+    WHERE e.project = r.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $errors_fanout
+  }
   WITH e, r, similarity, COUNT { (r)<-[:HIT]-() } AS seen
   RETURN e.project AS project, e.id AS id, sum(similarity / log(2.0 + seen)) AS score
   ORDER BY score DESC
@@ -288,8 +294,12 @@ RETURN 'errors' AS channel, collect([project, id, score]) AS found
 CALL () {
   UNWIND $projects AS project
   UNWIND $errors_keys AS key
-  MATCH (r:Error {project: project, key: key})<-[:HIT|RESOLVED]-(e:Episode)
-  WHERE e.project = project AND e.recallable = true {{filters}}
+  MATCH (r:Error {project: project, key: key})
+  CALL (r) {
+    MATCH (r)<-[:HIT|RESOLVED]-(e:Episode)
+    WHERE e.project = r.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $errors_fanout
+  }
   WITH e, r, COUNT { (r)<-[:HIT]-() } AS seen
   RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + seen)) AS score
   ORDER BY score DESC
@@ -307,9 +317,13 @@ RETURN 'errors' AS channel, collect([project, id, score]) AS found
 CALL () {
   UNWIND $projects AS project
   UNWIND $symbols_symbols AS wanted
-  MATCH (s:Symbol {project: project, name: wanted.name})<-[:MENTIONS]-(e:Episode)
-  WHERE e.project = project AND e.recallable = true {{filters}}
-  WITH e, wanted, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
+  MATCH (s:Symbol {project: project, name: wanted.name})
+  CALL (s) {
+    MATCH (s)<-[:MENTIONS]-(e:Episode)
+    WHERE e.project = s.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $symbols_fanout
+  }
+  WITH e, wanted, s, COUNT { (s)<-[:MENTIONS]-() } AS mentions,
        coalesce(e.symbol_weights[head([i IN range(0, size(e.symbols) - 1)
                                        WHERE e.symbols[i] = wanted.name])], 1.0) AS role
   RETURN e.project AS project, e.id AS id, sum(wanted.weight * role / log(2.0 + mentions)) AS score
@@ -326,8 +340,11 @@ CALL () {
   UNWIND $projects AS project
   MATCH (g:Tag {project: project})
   WHERE g.name IN $tags_tags OR g.value IN $tags_words
-  MATCH (g)<-[:TAGGED]-(e:Episode)
-  WHERE e.project = project AND e.recallable = true {{filters}}
+  CALL (g) {
+    MATCH (g)<-[:TAGGED]-(e:Episode)
+    WHERE e.project = g.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $tags_fanout
+  }
   WITH e, g, COUNT { (g)<-[:TAGGED]-() } AS tagged
   RETURN e.project AS project, e.id AS id,
          sum(CASE WHEN g.name IN $tags_tags THEN 2.0 ELSE 1.0 END / log(2.0 + tagged)) AS score
@@ -341,8 +358,12 @@ RETURN 'tags' AS channel, collect([project, id, score]) AS found
 CALL () {
   UNWIND $projects AS project
   UNWIND $tools_tools AS name
-  MATCH (t:Tool {project: project, name: name})<-[:USED_TOOL]-(e:Episode)
-  WHERE e.project = project AND e.recallable = true {{filters}}
+  MATCH (t:Tool {project: project, name: name})
+  CALL (t) {
+    MATCH (t)<-[:USED_TOOL]-(e:Episode)
+    WHERE e.project = t.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $tools_fanout
+  }
   WITH e, t, COUNT { (t)<-[:USED_TOOL]-() } AS used
   RETURN e.project AS project, e.id AS id, sum(1.0 / log(2.0 + used)) AS score
   ORDER BY score DESC
@@ -369,8 +390,11 @@ CALL () {
              THEN 1.0 ELSE 0.0 END) +
        COUNT { (v)-[h:HAS_PACKAGE]->(k:Package {project: project})
                WHERE [k.name, h.version] IN $environment_packages } AS match
-  MATCH (v)<-[:IN_ENV]-(e:Episode)
-  WHERE e.project = v.project AND e.recallable = true {{filters}}
+  CALL (v) {
+    MATCH (v)<-[:IN_ENV]-(e:Episode)
+    WHERE e.project = v.project AND e.recallable = true {{filters}}
+    RETURN e LIMIT $environment_fanout
+  }
   RETURN e.project AS project, e.id AS id, max(match) AS score
   ORDER BY score DESC
   LIMIT $environment_limit

@@ -47,6 +47,9 @@ class Channel:
     # The kind of EpisodeVector it searches (`of`): channels over episode_vectors are asked
     # in one search together (search_episode_vectors), each keeping the vectors of its kind.
     of: str | None = None
+    # It reaches episodes through a node they share (an error, a symbol, a tag, a tool, an
+    # environment): it reads at most the settings' `fanout` episodes a node ($<name>_fanout).
+    fans_out: bool = False
 
     @property
     def query(self) -> str:
@@ -163,6 +166,7 @@ CHANNELS: tuple[Channel, ...] = (
         alone=True,
         asks=_errors,
         about="episodes that hit or resolved the same or a similar error signature",
+        fans_out=True,
     ),
     Channel(
         name="symbols",
@@ -172,6 +176,7 @@ CHANNELS: tuple[Channel, ...] = (
         alone=True,
         asks=_symbols,
         about="the same classes, modules, files (weighted by where they occur)",
+        fans_out=True,
     ),
     Channel(
         name="tags",
@@ -181,6 +186,7 @@ CHANNELS: tuple[Channel, ...] = (
         alone=False,
         asks=_tags,
         about="tags asked for, or named in the question",
+        fans_out=True,
     ),
     Channel(
         name="tools",
@@ -190,6 +196,7 @@ CHANNELS: tuple[Channel, ...] = (
         alone=False,
         asks=_tools,
         about="tools asked for",
+        fans_out=True,
     ),
     Channel(
         name="environment",
@@ -199,6 +206,7 @@ CHANNELS: tuple[Channel, ...] = (
         alone=False,
         asks=_environment,
         about="the caller's OS, architecture, runtime and package versions",
+        fans_out=True,
     ),
     Channel(
         name="patterns",

@@ -137,10 +137,14 @@ def combined(plan: Plan, req: RecallRequest) -> tuple[Query, dict[str, Any]]:
     return union_all(parts), params
 
 
-def _planned(c: Channel, params: dict[str, Any], limit: int, in_index: bool) -> ChannelQuery:
+def _planned(
+    c: Channel, params: dict[str, Any], limit: int, fanout: int, in_index: bool
+) -> ChannelQuery:
     """The channel's query for this server: in-index filters, or a variant without them
     (vector searches over-fetched and filtered after; errors by exact signature only)."""
     params = params | {"limit": limit}
+    if c.fans_out:
+        params |= {"fanout": fanout}
     if c.kind == "fulltext":
         return ChannelQuery(c.query, params | {"fetch": limit * 4})
     if c.kind == "vector" and in_index:  # the episode's filters are checked after the search
@@ -168,7 +172,7 @@ def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_in
             if not lucene:
                 continue
             params = params | {"text": lucene}
-        plan[c.name] = _planned(c, params, limit, in_index)
+        plan[c.name] = _planned(c, params, limit, req.settings.fanout, in_index)
     return plan
 
 

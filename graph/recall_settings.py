@@ -78,6 +78,11 @@ class RecallSettings:
     weights: ChannelWeights = field(default_factory=ChannelWeights)
     trust: TrustSettings = field(default_factory=TrustSettings)
     candidates: int = 50  # per channel
+    # Episodes a graph channel reads through each node the question matched (an error, a
+    # symbol, a tag, a tool, an environment): an error seen 17,000 times or a tag on a tenth
+    # of the store would otherwise be read whole on every question, at a cost that grows
+    # with the store (docs/recall.md, "Graph channels at scale").
+    fanout: int = 1000
     rrf_k: int = 60
     error_similarity: float = 0.8  # cosine: an error template this close is the same error
     # Best cosine under this, and no error or code match: abstain. None: the project's own

@@ -38,6 +38,34 @@ def test_every_channel_query_belongs_to_a_registered_channel_and_back() -> None:
             assert c.index in queries[c.query].text, c.name
 
 
+def test_a_channel_reads_a_bounded_fanout_exactly_when_registered_so() -> None:
+    """A graph channel that reaches episodes through a shared node (an error, a tag ...)
+    reads at most $<name>_fanout of them a node, in every variant of its query, and is sent
+    the setting's value; no other channel reads one."""
+    queries = load_queries()
+    settings = RecallSettings(fanout=7)
+    req = RecallRequest(
+        text="NullPointerException in Parser.parse with pytest",
+        projects=("alpha",),
+        settings=settings,
+        error_keys=("k",),
+        symbols=("Parser",),
+        tags=("os:linux",),
+        tools=("pytest",),
+    )
+    vectors = QuestionVectors([1.0], title=[2.0], error=[3.0])
+    plan = _lexical_plan(req, limit=5) | _dense_plan(req, vectors, limit=5, in_index=True)
+    for c in CHANNELS:
+        variants = [q for n, q in queries.items() if n == c.query or n.startswith(f"{c.query}_")]
+        for q in variants:
+            assert (f"${c.name}_fanout" in q.text) == c.fans_out, q.name
+            if c.fans_out:  # the episodes are read in a subquery cut at the fanout
+                assert re.search(rf"RETURN e LIMIT \${c.name}_fanout", q.text), q.name
+        if c.fans_out and c.name in plan:
+            assert plan[c.name].params["fanout"] == 7, c.name
+    assert {"errors", "symbols", "tags", "tools"} <= plan.keys()
+
+
 def test_every_index_a_channel_searches_is_in_the_schema() -> None:
     statements = "\n".join(s.text for s in schema_for(384, vector_filters=True))
     for c in CHANNELS:

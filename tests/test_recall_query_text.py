@@ -74,7 +74,9 @@ def test_combined_gives_each_channel_its_own_parameters() -> None:
     plan = {
         "vector": ChannelQuery("channel_vector", {"vector": [1.0], "limit": 7, "fetch": 7}),
         "title": ChannelQuery("channel_title", {"vector": [2.0], "limit": 9, "fetch": 9}),
-        "tags": ChannelQuery("channel_tags", {"tags": ["os:linux"], "words": [], "limit": 3}),
+        "tags": ChannelQuery(
+            "channel_tags", {"tags": ["os:linux"], "words": [], "limit": 3, "fanout": 100}
+        ),
     }
     together, params = combined(plan, _request())
     assert together.mode == "read" and not together.slots
