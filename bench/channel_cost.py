@@ -1,7 +1,7 @@
 """Each recall channel asked alone on a bench store: its server time and its plan's db hits.
 
     python bench/channel_cost.py --home bench/.cache/stores/bulk-s7-n100000 \\
-        --project bench-s7-n100000 -n 60 [--fanout N] [--json F]
+        --project bench-s7-n100000 -n 60 [--fanout N] [--candidates N] [--json F]
 
 The store's own Neo4j is started (or reused) on --port. The first N questions of the bench
 corpus of that size (bench/corpus.py, the recall benchmark's questions) are prepared as the
@@ -71,6 +71,8 @@ async def _run(args: argparse.Namespace, uri: str, password: str) -> dict[str, A
                 req = prepared.request
                 if args.fanout:
                     req = replace(req, settings=replace(req.settings, fanout=args.fanout))
+                if args.candidates:
+                    req = replace(req, settings=replace(req.settings, candidates=args.candidates))
                 vectors = await prepared.vectors(embedder)
                 limit = channels._limit(req)
                 plan = channels._lexical_plan(req, limit) | channels._dense_plan(
@@ -111,6 +113,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("-n", type=int, default=60, help="questions")
     parser.add_argument("--fanout", type=int, default=0, help="RecallSettings.fanout (0: its own)")
+    parser.add_argument(
+        "--candidates", type=int, default=0, help="RecallSettings.candidates (0: its own)"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args()
     args.size = int(args.project.rsplit("-n", 1)[1])
