@@ -375,7 +375,9 @@ RETURN 'tools' AS channel, collect([project, id, score]) AS found
 // mode: read
 // Episodes from environments like the caller's: same OS, architecture and runtime, shared
 // package versions. It only lifts: a memory whose conditions do not hold is ranked down by
-// recall's `applies` trust factor (graph/applicability.py).
+// recall's `applies` trust factor (graph/applicability.py). An OS alone matches most
+// environments of a project: the channel reads at most $environment_fanout episodes in all,
+// from the environments most like the caller's first.
 CALL () {
   UNWIND $projects AS project
   MATCH (v:Environment {project: project})
@@ -390,11 +392,13 @@ CALL () {
              THEN 1.0 ELSE 0.0 END) +
        COUNT { (v)-[h:HAS_PACKAGE]->(k:Package {project: project})
                WHERE [k.name, h.version] IN $environment_packages } AS match
+  ORDER BY match DESC
   CALL (v) {
     MATCH (v)<-[:IN_ENV]-(e:Episode)
     WHERE e.project = v.project AND e.recallable = true {{filters}}
     RETURN e LIMIT $environment_fanout
   }
+  WITH e, match LIMIT $environment_fanout
   RETURN e.project AS project, e.id AS id, max(match) AS score
   ORDER BY score DESC
   LIMIT $environment_limit

@@ -96,3 +96,44 @@ async def test_a_graph_channel_reads_at_most_the_fanout_through_a_node(
                 assert score <= whole[channel][episode] + 1e-9, (channel, episode)
             else:  # read through the one node it shares: scored as without the bound
                 assert score == pytest.approx(whole[channel][episode]), (channel, episode)
+
+
+@pytest.mark.anyio
+async def test_the_environment_channel_reads_at_most_the_fanout_best_match_first(
+    store: Any, project: str
+) -> None:
+    """An OS alone matches most environments of a project: the channel reads at most the
+    fanout in all, from the environments most like the caller's first (here the last one
+    stored, the only one with the caller's runtime too)."""
+    await store.run_text(
+        "MERGE (:Project {name: $project}) "
+        "WITH * UNWIND range(1, 6) AS n "
+        "CREATE (v:Environment {project: $project, key: 'env' + n, os: 'Linux', "
+        "runtime: CASE WHEN n = 6 THEN 'python' ELSE 'go' END}) "
+        "WITH * UNWIND range(1, 5) AS i "
+        "CREATE (e:Episode {project: $project, id: 'v' + n + '-' + i, recallable: true, "
+        "outcome: 'success', review_status: 'unreviewed', active_at: datetime()}) "
+        "CREATE (e)-[:IN_ENV]->(v)",
+        {"project": project},
+    )
+    from metisgraph.graph.channels import lexical_channels
+    from metisgraph.graph.recall_request import EnvironmentQuery
+
+    def asked(fanout: int) -> RecallRequest:
+        return RecallRequest(
+            projects=(project,),
+            text="it fails on linux",
+            environment=EnvironmentQuery(os="linux", runtime="python"),
+            settings=replace(RecallSettings(), fanout=fanout),
+        )
+
+    whole = (await lexical_channels(store, asked(1000))).candidates["environment"]
+    assert len(whole) == 30
+    bounded = {
+        c.key[1]: c.score
+        for c in (await lexical_channels(store, asked(8))).candidates["environment"]
+    }
+    assert len(bounded) == 8
+    best = {f"v6-{i}" for i in range(1, 6)}
+    assert best <= bounded.keys() and all(bounded[i] == 2.0 for i in best)
+    assert all(score == 1.0 for i, score in bounded.items() if i not in best)
