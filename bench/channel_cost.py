@@ -30,28 +30,21 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import running_neo4j  # noqa: E402
+from bench.recall_profile import _hits  # noqa: E402  (a plan's db hits, its children's too)
 from metisgraph.graph import channels  # noqa: E402
 from metisgraph.graph.store import open_driver  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 from metisgraph.ingest.question import Question, prepare_question  # noqa: E402
 
 
-def _hits(plan: Any) -> int:
-    if plan is None:
-        return 0
-    own = int(plan.get("dbHits", 0) if isinstance(plan, dict) else plan.db_hits or 0)
-    children = plan.get("children", []) if isinstance(plan, dict) else plan.children
-    return own + sum(_hits(c) for c in children)
-
-
-def _figures(asks: list[tuple[int, float]]) -> dict[str, float]:
-    hits, ms = [h for h, _ in asks], sorted(m for _, m in asks)
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
     return {
-        "asked": len(asks),
-        "db_hits_mean": round(statistics.mean(hits)),
-        "db_hits_max": max(hits),
-        "ms_median": round(statistics.median(ms), 2),
-        "ms_p95": round(ms[int(0.95 * (len(ms) - 1))], 2),
+        "asked": len(ordered),
+        "mean": round(statistics.mean(ordered), 2),
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        "max": ordered[-1],
     }
 
 
@@ -61,7 +54,7 @@ async def _run(args: argparse.Namespace, uri: str, password: str) -> dict[str, A
     embedder.load()
     questions = Corpus(args.seed, args.size).queries(args.n)
     timed: dict[str, list[float]] = defaultdict(list)
-    profiled: dict[str, list[int]] = defaultdict(list)
+    profiled: dict[str, list[float]] = defaultdict(list)
     try:
         for profile in (False, True):
             for q in questions:
@@ -95,10 +88,7 @@ async def _run(args: argparse.Namespace, uri: str, password: str) -> dict[str, A
     finally:
         await driver.close()
     return {
-        key: {
-            "ms": _figures([(0, m) for m in timed[key]]),
-            "db_hits": _figures([(h, 0.0) for h in profiled[key]]),
-        }
+        key: {"ms": _summary(timed[key]), "db_hits": _summary(profiled[key])}
         for key in sorted(timed)
     }
 
@@ -124,8 +114,8 @@ def main() -> None:
     for key, f in report.items():
         ms, hits = f["ms"], f["db_hits"]
         print(
-            f"{key:16} asked {ms['asked']:4}  ms p50 {ms['ms_median']:7.2f} p95 {ms['ms_p95']:7.2f}"
-            f"  db hits mean {hits['db_hits_mean']:7} max {hits['db_hits_max']:7}"
+            f"{key:16} asked {ms['asked']:4}  ms p50 {ms['p50']:7.2f} p95 {ms['p95']:7.2f}"
+            f"  db hits mean {hits['mean']:9.0f} max {hits['max']:7.0f}"
         )
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
