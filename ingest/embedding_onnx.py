@@ -1,47 +1,46 @@
-"""The question path of the embedder on ONNX Runtime: the same vectors, half the time.
+"""The embedding model on ONNX Runtime: documents in batches, questions one by one.
 
-A question is one short text, embedded while a caller waits. torch spends most of that
-time in per-call overhead (autograd bookkeeping, the module tree, thread hand-offs), not in
-arithmetic; ONNX Runtime runs the same graph with little of it. The graph is exported once
-from the loaded sentence-transformers model (its own weights: nothing is downloaded) and
-kept on disk under a name made of the weights' digest, so a changed model never meets a
-stale graph. Before it is used, the exported graph must give the torch vectors again within
-``TOLERANCE`` on a few probe texts; otherwise the question path stays on torch and the
-reason is logged. Only models of the usual shape are exported (a transformer, mean or CLS
-pooling, optional normalisation); any other model keeps torch.
+The model's graph is built from its own weights (``bert_graph``: nothing is downloaded or
+exported through torch) and kept on disk under a name made of the weights' digest, so a
+changed model never meets a stale graph. Its vectors are those of sentence-transformers
+(within 1e-6 on the packaged model: tests/test_bert_graph.py); pooling and normalisation
+are applied here as sentence-transformers applies them.
+
+Questions have a lane of their own (tokenizer and lock), so a recall never waits for an
+ingest batch; a long question (a pasted issue or trace) may go to the graph's int8 twin,
+about half the time, checked by direction against the float graph at start.
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import tempfile
 import threading
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metisgraph.ingest.bert_graph import INPUTS, ModelFiles, UnsupportedModel, bert_graph
+from metisgraph.ingest.bert_graph import read_model as read_model
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["INT8_MIN_COSINE", "TOLERANCE", "OnnxQueryEncoder", "OnnxUnavailable"]
+__all__ = ["INT8_MIN_COSINE", "OnnxModel", "OnnxUnavailable", "UnsupportedModel", "read_model"]
 
 log = logging.getLogger(__name__)
 
-TOLERANCE = 1e-5
-# The int8 graph (weights quantised after the export, onnxruntime's dynamic quantisation)
-# cannot give the torch vector within TOLERANCE; it must point the same way: every probe's
-# cosine with the torch vector at least this. It serves long texts only: on every text it
-# cost locomo's short questions 3 of 996 at R@5, and there it saves little.
+# The int8 graph (weights quantised after the build, onnxruntime's dynamic quantisation)
+# cannot give the float vector exactly; it must point the same way: every probe's cosine
+# with the float graph's vector at least this. It serves long questions only: on every text
+# it cost locomo's short questions 3 of 996 at R@5, and there it saves little.
 INT8_MIN_COSINE = 0.98
-# Bumped when the export below changes what it writes: old files are then ignored.
-_FORMAT = "1"
-_OPSET = 17
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+# Bumped when what is written changes: files of another format are then ignored.
+# 1: torch's export of the transformer; 2: built from the weights (bert_graph).
+_FORMAT = "2"
 _PROBES = (
     "why does the ledger worker use more and more memory the longer it runs",
     "ModuleNotFoundError: No module named 'numpy'",
@@ -51,141 +50,173 @@ _PROBES = (
 
 
 class OnnxUnavailable(RuntimeError):
-    """The question path cannot run on ONNX Runtime; the message says why."""
+    """Part of the ONNX path cannot serve; the message says why."""
 
 
-class OnnxQueryEncoder:
-    """Embeds short texts with an ONNX export of a loaded sentence-transformers model."""
+class _Lane:
+    """A tokenizer and a lock: a fast tokenizer used from two threads at once fails
+    ("Already borrowed"), and a lane runs one call at a time."""
 
-    def __init__(
-        self,
-        session: Any,
-        tokenizer: Any,
-        *,
-        max_tokens: int,
-        pooling: str,
-        normalize: bool,
-        inputs: tuple[str, ...],
-    ) -> None:
-        self._session = session
-        self._tokenizer = tokenizer
-        self._max_tokens = max_tokens
-        self._pooling = pooling
-        self._normalize = normalize
-        self._inputs = inputs
-        self._lock = threading.Lock()
-        # The int8 graph, for texts of more than ``long_from`` tokens (None: none).
-        self._long_session: Any = None
-        self.long_from: int | None = None
+    def __init__(self, files: ModelFiles) -> None:
+        from tokenizers import Tokenizer
 
-    @classmethod
-    def build(
-        cls,
-        model: Any,
-        *,
-        fingerprint: Callable[[], str],
-        cache_dir: Path,
-        threads: int,
-        int8_from: int | None = None,
-    ) -> OnnxQueryEncoder:
-        """Export (or reuse) the graph of ``model`` and check it against torch.
+        self.tokenizer = Tokenizer.from_file(str(files.tokenizer_file))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=files.max_tokens)
+        self.lower_case = files.lower_case
+        self.lock = threading.Lock()
 
-        ``fingerprint``: the digest of the model's weights (the store's model stamp), which
-        names the export, so other weights never meet a stale graph. ``int8_from``: texts
-        of more than that many tokens go to the export's int8 twin (weights quantised to
-        8-bit integers, kept beside it), checked by direction (INT8_MIN_COSINE); when it
-        cannot serve, every text stays on the float graph and the reason is logged.
-        """
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # pragma: no cover - a declared dependency
-            raise OnnxUnavailable(f"onnxruntime is not installed ({exc})") from exc
-        transformer, pooling, normalize = _shape(model)
-        inputs = tuple(n for n in _INPUTS if n in model.tokenizer.model_input_names)
-        path = cache_dir.expanduser() / f"{fingerprint()}-{_FORMAT}.onnx"
-        if not path.exists():
-            _export(transformer, model.tokenizer, inputs, path)
+    def tokens(self, texts: Sequence[str]) -> list[Any]:
+        if self.lower_case:
+            texts = [t.lower() for t in texts]
+        return list(self.tokenizer.encode_batch(list(texts)))
+
+
+def _feed(encodings: Sequence[Any]) -> dict[str, NDArray[np.int64]]:
+    """Right-padded id, mask and type arrays of a batch (padding ids are masked out)."""
+    width = max(len(e.ids) for e in encodings)
+    feed = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
+    for row, e in enumerate(encodings):
+        n = len(e.ids)
+        feed["input_ids"][row, :n] = e.ids
+        feed["attention_mask"][row, :n] = e.attention_mask
+        feed["token_type_ids"][row, :n] = e.type_ids
+    return feed
+
+
+class OnnxModel:
+    """A BERT-family sentence-transformers model run by ONNX Runtime."""
+
+    runtime = "onnx"
+
+    def __init__(self, files: ModelFiles, graph: Path | bytes, *, threads: int) -> None:
+        import onnxruntime as ort
+
+        self.files = files
+        self.graph_file = graph if isinstance(graph, Path) else None
+        self._threads = threads
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._options = options
+        self._session = self._open(graph)
+        self._documents = _Lane(files)
+        self._questions = _Lane(files)
+        # The int8 graph, for questions of more than ``long_from`` tokens (None: none).
+        self._long_session: Any = None
+        self.long_from: int | None = None
+        self._digest: str | None = None
 
-        def session(graph: Path) -> Any:
-            return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    def _open(self, graph: Path | bytes) -> Any:
+        import onnxruntime as ort
 
-        encoder = cls(
-            session(path),
-            # A copy: a fast tokenizer used from two threads at once fails ("Already
-            # borrowed"), and ingest batches use the model's own on their threads.
-            copy.deepcopy(model.tokenizer),
-            max_tokens=int(model.max_seq_length),
-            pooling=pooling,
-            normalize=normalize,
-            inputs=inputs,
-        )
-        expected = np.asarray(
-            model.encode(list(_PROBES), normalize_embeddings=normalize, convert_to_numpy=True),
-            dtype=np.float32,
-        )
-        drift = float(np.abs(encoder.encode(_PROBES) - expected).max())
-        if drift > TOLERANCE:
-            raise OnnxUnavailable(
-                f"the ONNX export differs from torch by {drift:.2e} (> {TOLERANCE:.0e})"
-            )
-        if int8_from is not None:
+        source = str(graph) if isinstance(graph, Path) else graph
+        return ort.InferenceSession(source, self._options, providers=["CPUExecutionProvider"])
+
+    @classmethod
+    def open(cls, path: Path, *, cache_dir: Path, threads: int) -> OnnxModel:
+        """The model in the directory ``path`` (``UnsupportedModel`` when it is not of a
+        shape ``bert_graph`` builds); its graph built once and kept under ``cache_dir``."""
+        files = read_model(path)
+        digest = files.digest()
+        target = cache_dir.expanduser() / f"{digest}-{_FORMAT}.onnx"
+        if target.exists():
+            model = cls(files, target, threads=threads)
+        else:
+            built = bert_graph(files).SerializeToString()
             try:
-                encoder._long_session = session(_quantised(path))
-                # Each probe alone, as questions run (activations are quantised per call:
-                # padding in a batch moves their scale)
-                got = np.concatenate(
-                    [encoder._encode_batch([p], encoder._long_session) for p in _PROBES]
-                )
-                cosine = float(np.min(np.sum(got * expected, axis=1) / _norms(got, expected)))
-                if cosine < INT8_MIN_COSINE:
-                    raise OnnxUnavailable(
-                        f"its vectors are off torch's (cosine {cosine:.4f} < {INT8_MIN_COSINE})"
-                    )
-            except OnnxUnavailable as exc:
-                encoder._long_session = None
-                log.warning("long questions are not embedded by the int8 graph: %s", exc)
+                _write(target, built)
+            except OSError as exc:  # a read-only home: the graph lives in memory only
+                log.warning("the model's graph is not kept at %s: %s", target, exc)
+                model = cls(files, built, threads=threads)
             else:
-                encoder.long_from = int8_from
-        return encoder
+                model = cls(files, target, threads=threads)
+        model._digest = digest
+        return model
 
-    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Vectors of ``texts``, pooled and normalised as the sentence-transformers model.
+    @property
+    def dimension(self) -> int:
+        return self.files.dimension
 
-        Each text runs alone: in one batch a question's first line and its error's template
-        were padded to the length of the pasted issue or trace beside them and cost as much
-        as it (the model's cost grows with the padded length; the vectors are the same). A
-        text longer than ``long_from`` tokens runs on the int8 graph."""
-        if len(texts) < 2:
-            return self._encode_batch(texts)
-        return np.concatenate([self._encode_batch([text]) for text in texts])
+    @property
+    def max_tokens(self) -> int:
+        return self.files.max_tokens
 
-    def _encode_batch(self, texts: Sequence[str], graph: Any = None) -> NDArray[np.float32]:
-        with self._lock:  # one at a time: the tokenizer is not shared, the cores are few
-            batch = self._tokenizer(
-                list(texts),
-                padding=True,
-                truncation=True,
-                max_length=self._max_tokens,
-                return_tensors="np",
-            )
-            feed = {name: np.asarray(batch[name], dtype=np.int64) for name in self._inputs}
-            if graph is None:
-                long = self.long_from is not None and feed["input_ids"].shape[1] > self.long_from
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = self.files.digest()
+        return self._digest
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
+        """Documents: tokenised once, run in batches of similar length (the model's cost
+        grows with the padded length), rows in the order given."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        lane = self._documents
+        with lane.lock:
+            encodings = lane.tokens(texts)
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            out[rows] = self._run([encodings[i] for i in rows], self._session)
+        return out
+
+    def encode_questions(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Questions, each alone: in one batch a question's first line and its error's
+        template were padded to the length of the pasted issue or trace beside them and
+        cost as much as it. A text longer than ``long_from`` tokens runs on the int8 graph."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        lane = self._questions
+        rows = []
+        with lane.lock:  # one at a time: the cores are few
+            for encoding in lane.tokens(texts):
+                long = self.long_from is not None and len(encoding.ids) > self.long_from
                 graph = self._long_session if long else self._session
-            (hidden,) = graph.run(["hidden"], feed)
-        if self._pooling == "cls":
+                rows.append(self._run([encoding], graph))
+        return np.concatenate(rows)
+
+    def _run(self, encodings: Sequence[Any], graph: Any) -> NDArray[np.float32]:
+        feed = _feed(encodings)
+        (hidden,) = graph.run(["hidden"], feed)
+        if self.files.pooling == "cls":
             vectors = hidden[:, 0, :]
         else:
             mask = feed["attention_mask"][..., None].astype(np.float32)
             vectors = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
-        if self._normalize:
+        if self.files.normalize:
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             vectors = vectors / np.clip(norms, 1e-12, None)
         return np.asarray(vectors, dtype=np.float32)
+
+    def use_int8_from(self, tokens: int) -> None:
+        """Questions of more than ``tokens`` tokens go to the graph's int8 twin (weights
+        quantised to 8-bit integers, kept beside it) when its vectors keep the float
+        graph's direction (INT8_MIN_COSINE on each probe, run alone as questions are);
+        otherwise every question stays on the float graph and the reason is logged."""
+        try:
+            if self.graph_file is None:
+                raise OnnxUnavailable("the float graph is not on disk to be quantised")
+            session = self._open(_quantised(self.graph_file))
+            lane = self._questions
+            with lane.lock:
+                encodings = lane.tokens(_PROBES)
+            expected = np.concatenate([self._run([e], self._session) for e in encodings])
+            got = np.concatenate([self._run([e], session) for e in encodings])
+            cosine = float(np.min(np.sum(got * expected, axis=1) / _norms(got, expected)))
+            if cosine < INT8_MIN_COSINE:
+                raise OnnxUnavailable(
+                    f"its vectors are off the float graph's (cosine {cosine:.4f} "
+                    f"< {INT8_MIN_COSINE})"
+                )
+        except OnnxUnavailable as exc:
+            log.warning("long questions are not embedded by the int8 graph: %s", exc)
+            return
+        with self._questions.lock:
+            self._long_session = session
+            self.long_from = tokens
 
 
 def _norms(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -193,11 +224,26 @@ def _norms(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32
     return np.asarray(np.clip(out, 1e-12, None), dtype=np.float32)
 
 
+def _write(target: Path, data: bytes) -> None:
+    """``data`` at ``target`` atomically (a rename when complete): a process stopped half
+    way leaves no graph another would load."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, scratch = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(scratch, target)
+    except BaseException:
+        Path(scratch).unlink(missing_ok=True)
+        raise
+    log.info("the model's graph is kept at %s", target)
+
+
 def _quantised(path: Path) -> Path:
-    """The int8 twin of an exported graph, written once beside it, atomically: its MatMul
-    weights as 8-bit integers, one scale per output channel (one scale per tensor bent
-    MiniLM's vectors to a cosine of 0.89 with torch's; per channel keeps >= 0.987 on the
-    dev sets' questions), activations quantised per call."""
+    """The int8 twin of a graph, written once beside it, atomically: its MatMul weights as
+    8-bit integers, one scale per output channel (one scale per tensor bent MiniLM's vectors
+    to a cosine of 0.89 with the float ones; per channel keeps >= 0.987 on the dev sets'
+    questions), activations quantised per call."""
     target = path.with_name(f"{path.stem}-int8pc.onnx")
     if target.exists():
         return target
@@ -221,77 +267,3 @@ def _quantised(path: Path) -> Path:
         Path(scratch).unlink(missing_ok=True)
         raise OnnxUnavailable(f"quantising the ONNX graph to int8 failed: {exc}") from exc
     return target
-
-
-def _shape(model: Any) -> tuple[Any, str, bool]:
-    """(transformer module, pooling, normalise) of a model of the usual shape."""
-    try:
-        modules = list(model)
-    except TypeError:
-        raise OnnxUnavailable(
-            f"{type(model).__name__} is not a sentence-transformers model"
-        ) from None
-    names = [type(m).__name__ for m in modules]
-    if len(modules) not in (2, 3) or names[0] != "Transformer" or names[1] != "Pooling":
-        raise OnnxUnavailable(f"model modules {names} are not Transformer, Pooling[, Normalize]")
-    if len(modules) == 3 and names[2] != "Normalize":
-        raise OnnxUnavailable(f"model modules {names} end in {names[2]}, not Normalize")
-    mode = _pooling_mode(modules[1].get_config_dict())
-    if mode not in ("mean", "cls"):
-        raise OnnxUnavailable(f"pooling {mode!r} is not mean or cls")
-    return modules[0], mode, len(modules) == 3
-
-
-def _pooling_mode(config: dict[str, Any]) -> str:
-    """sentence-transformers 6 names the mode; earlier versions set one flag per mode."""
-    if isinstance(config.get("pooling_mode"), str):
-        return str(config["pooling_mode"])
-    flags = [
-        k.removeprefix("pooling_mode_")
-        for k, v in config.items()
-        if k.startswith("pooling_mode_") and v is True
-    ]
-    names = {"mean_tokens": "mean", "cls_token": "cls"}
-    return names.get(flags[0], flags[0]) if len(flags) == 1 else "+".join(flags) or "none"
-
-
-def _export(transformer: Any, tokenizer: Any, inputs: tuple[str, ...], path: Path) -> None:
-    """Write the transformer's graph to ``path`` atomically (a rename when complete)."""
-    import torch
-
-    class _Hidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, *tensors: Any) -> Any:
-            return self.inner(**dict(zip(inputs, tensors, strict=True))).last_hidden_state
-
-    sample = tokenizer(
-        ["an example", "a longer example sentence"], padding=True, return_tensors="pt"
-    )
-    axes = {name: {0: "batch", 1: "tokens"} for name in inputs}
-    axes["hidden"] = {0: "batch", 1: "tokens"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, scratch = tempfile.mkstemp(dir=path.parent, suffix=".onnx.part")
-    os.close(handle)
-    log.info("exporting the question model to ONNX at %s", path)
-    try:
-        # The tracer warns about every Python branch it freezes (none matters for a
-        # fixed architecture: the probe check after the export is the proof).
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _Hidden(transformer.auto_model.eval()),
-                tuple(sample[name] for name in inputs),
-                scratch,
-                input_names=list(inputs),
-                output_names=["hidden"],
-                dynamic_axes=axes,
-                opset_version=_OPSET,
-                dynamo=False,
-            )
-        os.replace(scratch, path)
-    except Exception as exc:
-        Path(scratch).unlink(missing_ok=True)
-        raise OnnxUnavailable(f"exporting the model to ONNX failed: {exc}") from exc

