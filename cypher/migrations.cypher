@@ -6,6 +6,13 @@
 MATCH (m:Metisgraph {name: $ledger})
 RETURN coalesce(m.schema_version, 0) AS version
 
+// name: holds_data
+// mode: read
+// Any node besides the ledger's own: the first one found ends the scan.
+OPTIONAL MATCH (n) WHERE NOT n:Metisgraph AND NOT n:SchemaMigration
+WITH n LIMIT 1
+RETURN n IS NOT NULL AS holds
+
 // name: take_migration_lease
 // mode: write
 // Taking the node's write lock makes this atomic: one process gets the lease at a time.

@@ -284,7 +284,7 @@ async def apply_schema(
     for statement in statements:
         await store.run_text(statement.text, statement.params)
     await await_indexes(store, stall_s=timeout_s)
-    migrated = await migrate(store, migrations)
+    migrated = await migrate(store, migrations, new_store_needs_none=True)
     rows = await store.run("index_states")
     return SchemaReport(
         statements=len(statements),

@@ -42,6 +42,29 @@ def _counting(calls: list[int], version: int) -> Migration:
     return Migration(version, f"step {version}", step)
 
 
+async def test_a_new_store_has_its_migrations_recorded_not_run_one_with_data_runs_them(
+    scratch_store: Any,
+) -> None:
+    """apply_schema's way (``new_store_needs_none``): a store holding nothing but the ledger
+    has nothing written before any migration; once it holds data, a new one runs."""
+    calls: list[int] = []
+    first = await migrate(
+        scratch_store, [_counting(calls, 1), _counting(calls, 2)], new_store_needs_none=True
+    )
+    assert calls == [] and [v for v, _, _ in first.applied] == [1, 2]
+    assert await schema_version(scratch_store) == 2
+    await scratch_store.run_text("CREATE (:Episode {project: 'p', id: 'e'})")
+    later = await migrate(
+        scratch_store, [_counting(calls, v) for v in (1, 2, 3)], new_store_needs_none=True
+    )
+    assert calls == [3] and [v for v, _, _ in later.applied] == [3]
+    # never migrated, holding data (a store older than the ledger): every step runs
+    fresh = await migrate(
+        scratch_store, [_counting(calls, 1)], ledger=_ledger(), new_store_needs_none=True
+    )
+    assert calls == [3, 1] and [v for v, _, _ in fresh.applied] == [1]
+
+
 async def test_pending_migrations_run_once_in_order_and_are_recorded(store: Any) -> None:
     ledger, calls = _ledger(), []
     first = await migrate(store, [_counting(calls, 2), _counting(calls, 1)], ledger=ledger)
