@@ -16,7 +16,7 @@ PIP    := $(BIN)/pip --disable-pip-version-check
 help:
 	@echo "make run    - serve the API on http://127.0.0.1:8000 with a demo memory"
 	@echo "make test   - the test suite against a real Neo4j and the real model"
-	@echo "make test-long - what make test leaves out: own Neo4j servers, ../shared data"
+	@echo "make test-long - what make test leaves out: own Neo4j servers, ../shared, chromium"
 	@echo "make lint   - ruff and mypy (strict) on the installed package"
 	@echo "make bench  - ingest and recall benchmarks"
 	@echo "make schema - regenerate schema.graphql (the published GraphQL SDL)"
@@ -61,15 +61,17 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
-# `make test` leaves two kinds of test to `make test-long` (CI runs both): those that start,
-# stop, kill or wipe a Neo4j of their own (a JVM start each, and Cypher planned again from
-# nothing: a quarter of the suite's time) and those that read ../shared (real agent runs
-# ingested with the real model; skipped without it). Between them, every test runs in CI.
+# `make test` leaves three kinds of test to `make test-long` (CI runs both): those that
+# start, stop, kill or wipe a Neo4j of their own (a JVM start each, and Cypher planned again
+# from nothing: a quarter of the suite's time), those that read ../shared (real agent runs
+# ingested with the real model; skipped without it) and those that drive a real chromium
+# (skipped without one). Between the two, every test runs in CI.
+LONG := own_server or shared or browser
 test: install
-	$(PYTEST) $(XDIST) -m "not own_server and not shared" --durations=15
+	$(PYTEST) $(XDIST) -m "not ($(LONG))" --durations=15
 
 test-long: install
-	$(PYTEST) $(XDIST) -m "own_server or shared" --durations=15
+	$(PYTEST) $(XDIST) -m "$(LONG)" --durations=15
 
 # The inner loop (≤ 2 min): no browser, no sandbox, no ../shared, and no test marked `slow`:
 # one that takes more than 1.5 s (set-up of its own + call) in this run on a 2-core machine
