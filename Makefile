@@ -16,7 +16,7 @@ PIP    := $(BIN)/pip --disable-pip-version-check
 help:
 	@echo "make run    - serve the API on http://127.0.0.1:8000 with a demo memory"
 	@echo "make test   - the test suite against a real Neo4j and the real model"
-	@echo "make test-long - what make test leaves out: own Neo4j servers, ../shared, chromium"
+	@echo "make test-long - what make test leaves out: own servers, ../shared, chromium, sandbox"
 	@echo "make lint   - ruff and mypy (strict) on the installed package"
 	@echo "make bench  - ingest and recall benchmarks"
 	@echo "make schema - regenerate schema.graphql (the published GraphQL SDL)"
@@ -61,12 +61,13 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
-# `make test` leaves three kinds of test to `make test-long` (CI runs both): those that
-# start, stop, kill or wipe a Neo4j of their own (a JVM start each, and Cypher planned again
-# from nothing: a quarter of the suite's time), those that read ../shared (real agent runs
-# ingested with the real model; skipped without it) and those that drive a real chromium
-# (skipped without one). Between the two, every test runs in CI.
-LONG := own_server or shared or browser
+# `make test` leaves four kinds of test to `make test-long` (CI runs both): those that
+# start, stop, kill or wipe a Neo4j of their own, or drop an index of the shared one (a JVM
+# start each, or every statement planned again from nothing: Cypher's planner is 73% of a
+# test server's CPU), those that read ../shared (real agent runs ingested with the real
+# model; skipped without it), and those that drive a real chromium or the real sandbox
+# (skipped where the machine has neither). Between the two, every test runs in CI.
+LONG := own_server or shared or browser or sandbox
 test: install
 	$(PYTEST) $(XDIST) -m "not ($(LONG))" --durations=15
 

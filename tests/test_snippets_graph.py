@@ -428,6 +428,7 @@ async def test_shared_trajectories_become_snippets_linked_to_their_episodes(
 
 
 @pytest.mark.slow
+@pytest.mark.own_server  # drops and rebuilds snippet_text: every plan of the server is dropped
 async def test_another_projects_code_never_crowds_the_full_text_search(
     store: Any, embedder: Any, project: str
 ) -> None:

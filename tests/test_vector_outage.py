@@ -189,6 +189,7 @@ def vectors_index_dropped(neo4j: Driver) -> Iterator[None]:
 
 
 @pytest.mark.slow
+@pytest.mark.own_server  # drops and rebuilds episode_vectors: every plan of the server is dropped
 def test_a_channel_that_fails_is_dropped_named_and_counted(
     gql: Any, client: Any, project: str, vectors_index_dropped: None
 ) -> None:
@@ -224,6 +225,7 @@ def test_a_channel_that_fails_is_dropped_named_and_counted(
 REPAIRED = "error_embedding"
 
 
+@pytest.mark.own_server  # rebuilds error_embedding: every plan of the server is dropped
 def test_schema_repair_rebuilds_an_index_whose_probe_fails(
     neo4j: Driver, neo4j_settings: Neo4jSettings, deleted_vectors: Any
 ) -> None:
