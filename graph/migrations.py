@@ -170,29 +170,28 @@ async def migrate(
             if migration.version <= report.after:
                 continue
             if new:
-                await store.run(
-                    "record_migration",
-                    ledger=ledger,
-                    version=migration.version,
-                    title=migration.name,
-                    changes=["a new store: nothing written before it"],
+                await _record(store, ledger, migration, ["a new store: nothing written before it"])
+                changes: dict[str, int] = {}
+            else:
+                changes = await migration.step(store)
+                await _record(
+                    store, ledger, migration, [f"{k}={v}" for k, v in sorted(changes.items())]
                 )
-                report.after = migration.version
-                report.applied.append((migration.version, migration.name, {}))
-                continue
-            changes = await migration.step(store)
-            await store.run(
-                "record_migration",
-                ledger=ledger,
-                version=migration.version,
-                title=migration.name,
-                changes=[f"{k}={v}" for k, v in sorted(changes.items())],
-            )
             report.after = migration.version
             report.applied.append((migration.version, migration.name, changes))
         return report
     finally:
         await store.run("release_migration_lease", ledger=ledger)
+
+
+async def _record(store: GraphStore, ledger: str, migration: Migration, changes: list[str]) -> None:
+    await store.run(
+        "record_migration",
+        ledger=ledger,
+        version=migration.version,
+        title=migration.name,
+        changes=changes,
+    )
 
 
 async def _holds_data(store: GraphStore) -> bool:
@@ -212,13 +211,7 @@ async def record_current(
         before = await schema_version(store, ledger)
         for migration in ordered(migrations):
             if migration.version > before:
-                await store.run(
-                    "record_migration",
-                    ledger=ledger,
-                    version=migration.version,
-                    title=migration.name,
-                    changes=["written by a bulk load of this version"],
-                )
+                await _record(store, ledger, migration, ["written by a bulk load of this version"])
         return max([before, *(m.version for m in migrations)])
     finally:
         await store.run("release_migration_lease", ledger=ledger)
