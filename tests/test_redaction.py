@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import string
 from pathlib import Path
 
@@ -341,6 +342,9 @@ def test_no_assigned_secret_survives_in_arbitrary_text(
 @given(user=_text(ALNUM, 1, 12), password=url_passwords, before=st.text(max_size=60))
 def test_no_url_password_survives(user: str, password: str, before: str) -> None:
     assume(not password.startswith(("$", "{")))  # templates like ${PW} are references
+    # a mask (`...`, `***`, `xxx`: three or more of *xX•.#-) stands for a password already
+    # and is kept (secrets.is_template); hypothesis found `postgres://0:...@db-1…`
+    assume(not re.fullmatch(r"[*xX•.#-]{3,}", password))
     assume(f":{password}@" not in before)
     text = f"{before} postgres://{user}:{password}@db-1.internal:5432/app?sslmode=require"
     assert f":{password}@" not in redact(text).text
