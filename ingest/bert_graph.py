@@ -11,10 +11,10 @@ What is built is exactly ``BertModel``'s forward pass in evaluation mode, to its
 ``last_hidden_state`` (output ``hidden``): word, position and token-type embeddings, their
 LayerNorm, then per layer self-attention (padding masked), output projection, residual and
 LayerNorm, the feed-forward (GELU, erf form) and its residual and LayerNorm. Pooling (mean
-or CLS) and normalisation are the caller's (``OnnxEncoder``), as sentence-transformers
-applies them. Any other architecture or module list is refused with the reason
-(``UnsupportedModel``); tests/test_bert_graph.py compares the vectors with the reference
-implementation's.
+or CLS) and normalisation are the caller's (``embedding_onnx.OnnxModel``), as
+sentence-transformers applies them. Any other architecture or module list is refused with
+the reason (``UnsupportedModel``); tests/test_embedding_onnx.py compares the vectors with
+the reference implementation's.
 """
 
 from __future__ import annotations
@@ -222,8 +222,9 @@ def bert_graph(model: ModelFiles) -> Any:
     x = g.op("Add", g.op("Add", words, where), kinds)
     x = g.layer_norm(x, w, "embeddings.LayerNorm", eps)
     # The padding mask as an additive bias on the attention scores: [batch, 1, 1, tokens].
+    one = g.const("one_float", np.array(1.0, np.float32))
     keep = g.op("Cast", mask, to=TensorProto.FLOAT)
-    dropped = g.op("Sub", g.const("one_f", np.array(1.0, np.float32)), keep)
+    dropped = g.op("Sub", one, keep)
     bias = g.op("Mul", dropped, g.const("masked", np.array(np.finfo(np.float32).min, np.float32)))
     bias = g.op("Unsqueeze", bias, g.const("axes_1_2", np.array([1, 2], np.int64)))
     split = g.const("split_heads", np.array([0, 0, heads, head], np.int64))
@@ -231,7 +232,6 @@ def bert_graph(model: ModelFiles) -> Any:
     scale = g.const("scale", np.array(1.0 / np.sqrt(head), np.float32))
     half = g.const("half", np.array(0.5, np.float32))
     root2 = g.const("root2", np.array(np.sqrt(2.0), np.float32))
-    one = g.const("one_float", np.array(1.0, np.float32))
     for i in range(int(c["num_hidden_layers"])):
         p = f"encoder.layer.{i}"
 

@@ -18,6 +18,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,12 +90,15 @@ class OnnxModel:
 
     runtime = "onnx"
 
-    def __init__(self, files: ModelFiles, graph: Path | bytes, *, threads: int) -> None:
+    def __init__(
+        self, files: ModelFiles, graph: Path | bytes, *, threads: int, digest: str
+    ) -> None:
         import onnxruntime as ort
 
-        self.files = files
+        # The session holds the weights now: the arrays are not kept twice (~90 MB).
+        self.files = replace(files, weights={})
         self.graph_file = graph if isinstance(graph, Path) else None
-        self._threads = threads
+        self._digest = digest
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -106,7 +110,6 @@ class OnnxModel:
         # The int8 graph, for questions of more than ``long_from`` tokens (None: none).
         self._long_session: Any = None
         self.long_from: int | None = None
-        self._digest: str | None = None
 
     def _open(self, graph: Path | bytes) -> Any:
         import onnxruntime as ort
@@ -122,18 +125,14 @@ class OnnxModel:
         digest = files.digest()
         target = cache_dir.expanduser() / f"{digest}-{_FORMAT}.onnx"
         if target.exists():
-            model = cls(files, target, threads=threads)
-        else:
-            built = bert_graph(files).SerializeToString()
-            try:
-                _write(target, built)
-            except OSError as exc:  # a read-only home: the graph lives in memory only
-                log.warning("the model's graph is not kept at %s: %s", target, exc)
-                model = cls(files, built, threads=threads)
-            else:
-                model = cls(files, target, threads=threads)
-        model._digest = digest
-        return model
+            return cls(files, target, threads=threads, digest=digest)
+        built = bert_graph(files).SerializeToString()
+        try:
+            _write(target, built)
+        except OSError as exc:  # a read-only home: the graph lives in memory only
+            log.warning("the model's graph is not kept at %s: %s", target, exc)
+            return cls(files, built, threads=threads, digest=digest)
+        return cls(files, target, threads=threads, digest=digest)
 
     @property
     def dimension(self) -> int:
@@ -144,8 +143,6 @@ class OnnxModel:
         return self.files.max_tokens
 
     def digest(self) -> str:
-        if self._digest is None:
-            self._digest = self.files.digest()
         return self._digest
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
