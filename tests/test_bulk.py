@@ -35,7 +35,6 @@ def _sample(fixtures: Path, project: str) -> list[Any]:
     return items
 
 
-@pytest.mark.slow(50)
 class _Judged(GraphStore):
     """A store noting where staleness is judged: the snippets judged in every environment
     they have evidence in, and the (snippet, environment) pairs judged."""
