@@ -30,7 +30,14 @@ from metisgraph.ingest.bert_graph import read_model as read_model
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["INT8_MIN_COSINE", "OnnxModel", "OnnxUnavailable", "UnsupportedModel", "read_model"]
+__all__ = [
+    "INT8_MIN_COSINE",
+    "OnnxModel",
+    "OnnxUnavailable",
+    "UnsupportedModel",
+    "read_model",
+    "runs_by_length",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +55,27 @@ _PROBES = (
     "x",
     "pip install -r requirements.txt failed on python 3.12 " * 40,
 )
+
+
+def runs_by_length(lengths: Sequence[int], rows: int, tokens: int) -> list[list[int]]:
+    """The texts (by their token counts) in runs of the model: longest first, each run at
+    most ``rows`` texts and at most ``tokens`` tokens once padded to its longest (a run
+    always takes at least one text).
+
+    Small runs are the fast ones: a run's attention holds rows × heads × length² scores
+    (64 rows of 256 tokens: ~200 MB, far past the caches), and texts of like length waste
+    little on padding. On the ingest benchmark's texts, one thread, the same vectors: runs
+    of 64 rows 95 s, of at most 1,024 padded tokens 50 s (docs/benchmarks.md).
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    runs: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        longest = max(1, lengths[order[start]])
+        size = max(1, min(rows, tokens // longest))
+        runs.append(order[start : start + size])
+        start += size
+    return runs
 
 
 class OnnxUnavailable(RuntimeError):
@@ -145,18 +173,20 @@ class OnnxModel:
     def digest(self) -> str:
         return self._digest
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
-        """Documents: tokenised once, run in batches of similar length (the model's cost
-        grows with the padded length), rows in the order given."""
+    def encode(
+        self, texts: Sequence[str], batch_size: int = 32, batch_tokens: int = 1024
+    ) -> NDArray[np.float32]:
+        """Documents: tokenised once, run longest first in small runs of like length, rows in
+        the order given. A run holds at most ``batch_size`` texts and, past its first, no more
+        than ``batch_tokens`` tokens once padded (`runs_by_length`)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         lane = self._documents
         with lane.lock:
             encodings = lane.tokens(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
+        lengths = [len(e.ids) for e in encodings]
+        for rows in runs_by_length(lengths, batch_size, batch_tokens):
             out[rows] = self._run([encodings[i] for i in rows], self._session)
         return out
 

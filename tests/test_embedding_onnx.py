@@ -62,6 +62,34 @@ def test_small_batches_in_any_order_give_the_same_rows(onnx_embedder: Embedder) 
     assert np.abs(vectors - EXPECTED[order]).max() <= 1e-6
 
 
+def test_runs_are_longest_first_within_rows_and_padded_tokens() -> None:
+    """Every text in exactly one run; a run at most ``rows`` texts and ``tokens`` padded
+    tokens unless it is one text longer than that; runs of like length, longest first."""
+    rng = np.random.default_rng(3)
+    lengths = [int(n) for n in rng.integers(1, 257, size=500)] + [256, 256, 3, 3]
+    for rows, tokens in ((32, 1024), (8, 300), (64, 100), (1, 1024)):
+        runs = embedding_onnx.runs_by_length(lengths, rows, tokens)
+        assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+        for run in runs:
+            padded = len(run) * max(lengths[i] for i in run)
+            assert len(run) <= rows
+            assert padded <= tokens or len(run) == 1
+        flat = [lengths[i] for run in runs for i in run]
+        assert flat == sorted(lengths, reverse=True)
+    # short texts share a run up to the row cap; a long one shares it with few
+    runs = embedding_onnx.runs_by_length([10] * 40 + [256] * 5, 32, 1024)
+    assert [len(r) for r in runs] == [4, 4, 32, 5]
+    assert embedding_onnx.runs_by_length([], 32, 1024) == []
+
+
+def test_runs_of_any_size_give_the_reference_vectors(onnx_embedder: Embedder) -> None:
+    """How texts are grouped into runs does not move a vector (padding is masked)."""
+    model = onnx_embedder._model  # type: ignore[attr-defined]
+    for rows, tokens in ((1, 1), (64, 100_000), (4, 512)):
+        vectors = model.encode(TEXTS, batch_size=rows, batch_tokens=tokens)
+        assert np.abs(vectors - EXPECTED).max() <= 1e-6
+
+
 def test_the_stamp_is_the_one_sentence_transformers_gave(onnx_embedder: Embedder) -> None:
     """Stores stamped while the model ran on torch keep their stamp: the same digest of the
     same weights under the same names, computed from the weights file."""
