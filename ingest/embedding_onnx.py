@@ -177,8 +177,8 @@ class OnnxModel:
         self, texts: Sequence[str], batch_size: int = 32, batch_tokens: int = 1024
     ) -> NDArray[np.float32]:
         """Documents: tokenised once, run longest first in small runs of like length, rows in
-        the order given. A run holds at most ``batch_size`` texts and, past its first, no more
-        than ``batch_tokens`` tokens once padded (`runs_by_length`)."""
+        the order given. A run holds at most ``batch_size`` texts and ``batch_tokens`` tokens
+        once padded, unless it is one longer text (`runs_by_length`)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         lane = self._documents
