@@ -290,7 +290,7 @@ RETURN count(*) AS links_keyed
 // Migration 10: every outcome report keeps the key of the environment it speaks for: the
 // environment of the episode it was applied in, or the one its sandbox run ran in (its
 // context names it), so a snippet's last word from one environment is read by the index
-// outcome_report_env (cypher/staleness.cypher stale_facts), not among all its reports.
+// outcome_report_env_at (cypher/staleness.cypher stale_facts), not among all its reports.
 MATCH (o:OutcomeReport)
 WHERE o.env IS NULL AND (o.applied_in IS NOT NULL OR o.context STARTS WITH 'sandbox|')
 CALL (o) {

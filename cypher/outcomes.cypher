@@ -67,7 +67,7 @@ RETURN created
 // success or failure (the outcome stored on the relation) reports it about the snippet,
 // once per episode, snippet and outcome, in the episode's task's context. `env` is the key
 // of the episode's environment: a snippet's reports from one environment are read by the
-// index outcome_report_env (graph/staleness.py), not among all its reports.
+// index outcome_report_env_at (graph/staleness.py), not among all its reports.
 // The link is read from the episode's side (a few links), never from the snippet's: a
 // reused snippet has a link from every episode that used it. Planned once (replan=skip),
 // the plan must hold as the store fills: on a bulk load's first batch no snippet exists

@@ -54,7 +54,9 @@ LIMIT $limit
 // for each package it requires: its ranges, the version the environment has, and the
 // versions of the environments it worked in (verified there, or reported working there).
 // A reused snippet has thousands of reports: the last word from an environment is read by
-// the index outcome_report_env (each report keeps the environment it speaks for), and the
+// the index outcome_report_env_at (each report keeps the environment it speaks for and its
+// time) newest first, ordered as the index is so that only the newest are read (the reports
+// one transaction wrote share a time: the key breaks the tie), and the
 // environments it worked in (verified there, or all its successful reports) only when it
 // requires a package, once for all its environments; whether it ever worked at all is its
 // kept count of successes or a verified environment.
@@ -79,10 +81,11 @@ CALL (s, requires) {
 UNWIND envs AS v
 CALL (s, v) {
   OPTIONAL MATCH (o:OutcomeReport {project: s.project, memory_id: s.id, env: v.key})
-  WHERE o.label = 'Snippet'
+  USING INDEX o:OutcomeReport(project, memory_id, env, at)
+  WHERE o.at IS NOT NULL AND o.label = 'Snippet'
     AND (o.applied_project = v.project OR o.context = 'sandbox|' + v.key)
-  WITH o ORDER BY o.at DESC, o.key DESC
-  RETURN head(collect(o.success)) AS last_here
+  WITH o ORDER BY o.project DESC, o.memory_id DESC, o.env DESC, o.at DESC, o.key DESC LIMIT 1
+  RETURN o.success AS last_here
 }
 CALL (s, v, worked) {
   OPTIONAL MATCH (s)-[q:REQUIRES]->(k:Package {project: s.project})

@@ -76,8 +76,15 @@ VECTOR_INDEXES = (
 
 # Indexes of earlier versions that nothing searches any more, dropped at start-up: the
 # episode's own vector (episode_embedding) and its title and context vectors, each once an
-# index over Episode; all three are answered by episode_vectors since migration 5.
-RETIRED_INDEXES = ("episode_embedding", "episode_title_embedding", "episode_context_embedding")
+# index over Episode; all three are answered by episode_vectors since migration 5. And
+# outcome_report_env (project, memory_id, env): outcome_report_env_at adds the report's time,
+# so the last word from an environment is read newest first (cypher/schema.cypher).
+RETIRED_INDEXES = (
+    "episode_embedding",
+    "episode_title_embedding",
+    "episode_context_embedding",
+    "outcome_report_env",
+)
 
 # Full-text over episode and snippet text. `keywords` holds identifiers split into their
 # parts (FooBarException -> foo bar exception) so words inside code match. `scope` is one
