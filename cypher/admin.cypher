@@ -54,8 +54,11 @@ RETURN count(*) AS n
 DROP INDEX $index IF EXISTS
 
 // name: index_progress
-// mode: read
+// mode: batch
 // Where each index stands; graph/indexes.await_indexes waits on it for as long as it moves.
+// SHOW INDEXES itself waits while an index flips online, and a vector index's flip holds
+// its merge into one segment (55 s at 100k episodes, ~14 min at 1M): under the batch
+// timeout, not a request's (60 s), so the wait is not cut short on a healthy store.
 SHOW INDEXES YIELD name, state, populationPercent
 RETURN name, state, populationPercent AS percent
 

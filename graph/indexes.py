@@ -233,7 +233,9 @@ class IndexWatch:
 
     def see(self, rows: list[dict[str, Any]], now: float) -> dict[str, float]:
         """The indexes still populating (name -> percent); raises when one failed or
-        nothing moved for ``stall_s``."""
+        nothing moved for ``stall_s``. ``now``: when the rows were asked for — the time
+        SHOW INDEXES spent answering (it waits while an index flips online) is not time
+        standing still."""
         failed = sorted(r["name"] for r in rows if r["state"] == "FAILED")
         if failed:
             raise IndexesNotOnline(
@@ -261,8 +263,8 @@ async def await_indexes(
     """Wait until every index is online, for as long as population moves (see IndexWatch)."""
     watch, pause = IndexWatch(stall_s), 0.02
     while True:
-        before = watch.last
-        pending = watch.see(await store.run("index_progress"), time.monotonic())
+        before, asked = watch.last, time.monotonic()
+        pending = watch.see(await store.run("index_progress"), asked)
         if not pending:
             return
         if pending != before:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
+from metisgraph.graph.cypher import query
 from metisgraph.graph.indexes import (
     TEXT_INDEXES,
     VECTOR_INDEXES,
@@ -17,6 +19,7 @@ from metisgraph.graph.indexes import (
     schema_for,
     vector_index_statements,
 )
+from metisgraph.graph.store import GraphStore
 
 
 @pytest.mark.parametrize("vector_filters", [True, False])
@@ -104,3 +107,33 @@ async def test_await_indexes_returns_once_the_store_s_indexes_are_online(store: 
     rows = await store.run("index_progress")
     assert rows and all(r["state"] == "ONLINE" for r in rows)
     assert seen == []  # nothing was populating: no progress reported
+
+
+class _Flipping(GraphStore):
+    """The test store, its index_progress answered as a store whose episode_vectors is
+    merging into one segment: POPULATING, then a poll Neo4j holds while the index flips
+    (still POPULATING at the same percent when it answers), then the store's own rows."""
+
+    def __init__(self, store: GraphStore, held_s: float) -> None:
+        super().__init__(store.driver, store.database)
+        self.held_s, self.polls = held_s, 0
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        rows = await super().run(name, **params)
+        if name != "index_progress" or self.polls >= 2:
+            return rows
+        self.polls += 1
+        if self.polls == 2:
+            await anyio.sleep(self.held_s)
+        return [*rows, {"name": "episode_vectors_probe", "state": "POPULATING", "percent": 42.8}]
+
+
+@pytest.mark.anyio
+async def test_a_poll_held_while_an_index_flips_is_not_standing_still(store: Any) -> None:
+    """The 100k store's episode_vectors rebuilt: 42.8 % at 79 s, then SHOW INDEXES answered
+    only when it was ONLINE, at 135 s (the merge into one segment; ~14 min at 1M). The poll
+    runs under the batch timeout, and the time it was held does not count as a stall."""
+    assert query("index_progress").mode == "batch"
+    flipping = _Flipping(store, held_s=0.6)
+    await await_indexes(flipping, stall_s=0.3)
+    assert flipping.polls == 2
