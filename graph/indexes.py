@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,10 +146,16 @@ def _vector_statement(spec: IndexSpec, *, vector_filters: bool) -> str:
     return statement.filled(filters=_fields(spec.filters)).text
 
 
-def schema_for(dimensions: int, *, vector_filters: bool) -> list[SchemaStatement]:
-    """The schema statements for this embedding dimension and server capability."""
+def schema_for(
+    dimensions: int, *, vector_filters: bool, later: Collection[str] = ()
+) -> list[SchemaStatement]:
+    """The schema statements for this embedding dimension and server capability; ``later``:
+    vector indexes left out (a bulk load builds episode_vectors after its derive)."""
     out = [SchemaStatement(text) for text in schema_statements()]
-    out += vector_index_statements(dimensions, vector_filters=vector_filters).values()
+    vectors = vector_index_statements(dimensions, vector_filters=vector_filters)
+    if unknown := set(later) - vectors.keys():
+        raise ValueError(f"only vector indexes can be built later, not {sorted(unknown)}")
+    out += [statement for name, statement in vectors.items() if name not in later]
     for spec in TEXT_INDEXES:
         text_index = query("create_text_index").naming(index=spec.name, label=spec.label)
         out.append(SchemaStatement(text_index.filled(properties=_fields(spec.properties)).text))
@@ -280,13 +286,14 @@ async def apply_schema(
     dimensions: int,
     timeout_s: int = 300,
     migrations: Sequence[Migration] = GRAPH_MIGRATIONS,
+    later: Collection[str] = (),
 ) -> SchemaReport:
     """Create missing constraints and indexes, wait until every index is online (for as long
     as their population moves: ``timeout_s`` is how long one may stand still), then run the
-    migrations the store has not had yet."""
+    migrations the store has not had yet. ``later``: vector indexes not created this time."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
-    statements = schema_for(dimensions, vector_filters=info.supports_vector_filters)
+    statements = schema_for(dimensions, vector_filters=info.supports_vector_filters, later=later)
     building = await _drop_changed_indexes(store)
     if "snippet_text" in building:  # built before snippets carried their scope, or not yet
         await _scope_old_snippets(store)

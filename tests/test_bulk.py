@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from embedders import HashEmbedder
 
-from metisgraph.graph import apply_schema, digest_project, record_current
+from metisgraph.graph import digest_project, record_current
 from metisgraph.graph.bulk.graph import IMPORTED, IMPORTED_LABELS, IMPORTED_TYPES
 from metisgraph.graph.cypher import load_queries
 from metisgraph.graph.embedded.admin_import import import_database
@@ -43,9 +43,13 @@ class _Judged(GraphStore):
         super().__init__(store.driver, store.database)
         self.judged: list[tuple[str, ...]] = []
         self.runs: dict[str, int] = {}
+        self.indexes_judging: set[str] | None = None  # the indexes when staleness first ran
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         self.runs[name] = self.runs.get(name, 0) + 1
+        if name.startswith("stale_") and self.indexes_judging is None:
+            shown = await self.run_text("SHOW INDEXES YIELD name RETURN name", read=True)
+            self.indexes_judging = {r["name"] for r in shown}
         if name == "stale_candidates":
             self.judged += [("everywhere", s) for s in params["snippets"]]
         if name == "stale_facts":
@@ -74,13 +78,27 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
         # As `metisgraph ingest --bulk` does: the imported graph is this version's, so every
         # migration is recorded, not run (running them over it was ~5 s of this test)
         await record_current(target, MIGRATIONS)
-        await apply_schema(target, embedder.dimension, migrations=MIGRATIONS)
-        await bulk.derive(files, target)
+        await bulk.derive(files, target)  # the schema applied there, episode_vectors last
         assert files.summary.as_dict() == wanted.as_dict()
         # staleness judged where the pipeline judged it (not in every environment again)
         assert sorted(target.judged) == sorted(judged.judged) != []
         # families found once over every imported error, not again at each batch
         assert target.runs["error_family_buckets"] == 1 < judged.runs["error_family_buckets"]
+        # episode_vectors built after the derive (absent while it wrote), over the context
+        # vectors it wrote; the other indexes there all along
+        assert target.indexes_judging is not None
+        assert "episode_vectors" not in target.indexes_judging
+        assert {"snippet_embedding", "episode_text"} <= target.indexes_judging
+        found = await target.run_text(
+            """MATCH (v:EpisodeVector {project: $p, of: 'context'})
+               CALL db.index.vector.queryNodes('episode_vectors', 10, v.embedding)
+               YIELD node
+               WITH v, collect(node) AS nearest
+               RETURN count(v) AS written, sum(CASE WHEN v IN nearest THEN 1 ELSE 0 END) AS inside""",
+            {"p": project},
+            read=True,
+        )
+        assert found[0]["written"] > 10 and found[0]["inside"] == found[0]["written"], found
         got = await digest_project(target, project)
         if got != await digest_project(store, project):
             from graphdiff import canonical_parts

@@ -137,3 +137,13 @@ async def test_a_poll_held_while_an_index_flips_is_not_standing_still(store: Any
     flipping = _Flipping(store, held_s=0.6)
     await await_indexes(flipping, stall_s=0.3)
     assert flipping.polls == 2
+
+
+def test_a_vector_index_can_be_left_for_later_and_only_a_vector_index() -> None:
+    """The bulk path builds episode_vectors after its derive (ingest/pipeline/bulk.py)."""
+    whole = schema_for(384, vector_filters=True)
+    later = schema_for(384, vector_filters=True, later=("episode_vectors",))
+    left = [s.text for s in whole if s not in later]
+    assert len(left) == 1 and "episode_vectors" in left[0]
+    with pytest.raises(ValueError, match="episode_text"):
+        schema_for(384, vector_filters=True, later=("episode_text",))

@@ -70,10 +70,11 @@ async def bulk_ingest(
     run = await anyio.to_thread.run_sync(lambda: import_database(embedded, files.arguments))
     async with open_graph(settings) as graph:  # started again on the imported database
         await record_current(graph, MIGRATIONS)
-    async with open_services(settings) as services:  # the schema applied and awaited
         imported = time.perf_counter()
-        await bulk.derive(files, services.store)
+        await bulk.derive(files, graph)  # the schema first; episode_vectors after the derive
     done = time.perf_counter()
+    async with open_services(settings):  # the model's stamp, as any first start writes it
+        pass
     err.print(
         f"bulk load: files {prepared - started:.1f} s, import {run.seconds:.1f} s, "
         f"derived {done - imported:.1f} s, all {done - started:.1f} s (files in {folder})",
