@@ -94,11 +94,11 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
                CALL db.index.vector.queryNodes('episode_vectors', 10, v.embedding)
                YIELD node
                WITH v, collect(node) AS nearest
-               RETURN count(v) AS written, sum(CASE WHEN v IN nearest THEN 1 ELSE 0 END) AS inside""",
+               RETURN count(v) AS written, sum(CASE WHEN v IN nearest THEN 1 ELSE 0 END) AS hit""",
             {"p": project},
             read=True,
         )
-        assert found[0]["written"] > 10 and found[0]["inside"] == found[0]["written"], found
+        assert found[0]["written"] > 10 and found[0]["hit"] == found[0]["written"], found
         got = await digest_project(target, project)
         if got != await digest_project(store, project):
             from graphdiff import canonical_parts
