@@ -387,12 +387,31 @@ LIMIT $limit
 
 // name: fulltext_snippets
 // mode: read
-// $text carries +scope:(...): Lucene itself keeps to the project, so other projects' code
-// neither crowds the fetch nor costs the search.
-CALL db.index.fulltext.queryNodes('snippet_text', $text, {limit: $fetch}) YIELD node AS s, score
-WHERE s.project = $project AND s.recallable = true
-  AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
-RETURN s.id AS id, score
+// The terms alone first ($open), then within the project's scope ($text, +scope:(...))
+// when other projects' code filled that search: a required scope term every snippet of the
+// project carries makes Lucene visit each of them, the terms alone are scored top-k (as
+// recall's channel_fulltext, cypher/recall.cypher). A scope adds the same score to each of
+// the project's snippets: the first search's, when enough, are the scoped search's.
+CYPHER 25
+CALL db.index.fulltext.queryNodes('snippet_text', $open, {limit: $fetch}) YIELD node AS s, score
+WITH count(*) AS seen,
+     collect(CASE WHEN s.project = $project AND s.recallable = true
+                       AND ($language IS NULL OR s.language = $language)
+                       AND ($kind IS NULL OR s.kind = $kind)
+                  THEN [s.id, score] END) AS kept
+CALL (seen, kept) {
+  WHEN size(kept) >= $limit OR seen < $fetch THEN {
+    UNWIND kept AS row
+    RETURN row[0] AS id, row[1] AS score
+  }
+  ELSE {
+    CALL db.index.fulltext.queryNodes('snippet_text', $text, {limit: $fetch}) YIELD node AS s, score
+    WHERE s.project = $project AND s.recallable = true
+      AND ($language IS NULL OR s.language = $language) AND ($kind IS NULL OR s.kind = $kind)
+    RETURN s.id AS id, score
+  }
+}
+RETURN id, score
 ORDER BY score DESC
 LIMIT $limit
 

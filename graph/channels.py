@@ -22,7 +22,7 @@ from metisgraph.graph.channel_registry import channel as registered
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.cypher import Query, query, union_all
 from metisgraph.graph.fusion import Candidate, ranked
-from metisgraph.graph.lucene import lucene_query, project_scope
+from metisgraph.graph.lucene import lucene_terms, project_scope, scoped
 from metisgraph.graph.recall_request import QuestionVectors, RecallFilters, RecallRequest
 from metisgraph.graph.store import GraphStore
 
@@ -166,12 +166,12 @@ def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_in
         params = c.asks(req, vectors)
         if params is None:
             continue
-        if c.kind == "fulltext":
-            scopes = tuple(project_scope(p) for p in req.projects)
-            lucene = lucene_query(params["text"], scopes)
-            if not lucene:
+        if c.kind == "fulltext":  # the terms alone, and within the projects' scope
+            terms = lucene_terms(params["text"])
+            if not terms:
                 continue
-            params = params | {"text": lucene}
+            scopes = tuple(project_scope(p) for p in req.projects)
+            params = params | {"open": terms, "text": scoped(terms, scopes)}
         plan[c.name] = _planned(c, params, limit, req.settings.fanout, in_index)
     return plan
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["lucene_query", "lucene_terms", "project_scope"]
+__all__ = ["lucene_query", "lucene_terms", "project_scope", "scoped"]
 
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 _WORD = re.compile(r"[\w.$#@-]+", re.UNICODE)
@@ -35,4 +35,12 @@ def lucene_query(text: str, scopes: tuple[str, ...], max_terms: int = 64) -> str
     terms = lucene_terms(text, max_terms)
     if not terms:
         return None
+    return scoped(terms, scopes)
+
+
+def scoped(terms: str, scopes: tuple[str, ...]) -> str:
+    """Terms (``lucene_terms``) that must match within one of the projects' scope tokens.
+    Every episode of a project carries its token: where the projects asked hold most of the
+    index, Lucene visits each of their episodes to check it (recall asks the terms alone
+    first: cypher/recall.cypher channel_fulltext)."""
     return f"+scope:({' OR '.join(scopes)}) +({terms})"

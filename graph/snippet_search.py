@@ -28,7 +28,7 @@ from metisgraph.graph.applicability import (
 )
 from metisgraph.graph.counters import COUNTERS
 from metisgraph.graph.fusion import Candidate, reciprocal_rank
-from metisgraph.graph.lucene import lucene_query, project_scope
+from metisgraph.graph.lucene import lucene_terms, project_scope, scoped
 from metisgraph.graph.recall_request import SnippetJudge
 from metisgraph.graph.snippets import snippets_by_id
 from metisgraph.graph.staleness import stale_ids
@@ -213,14 +213,15 @@ async def _semantic(
 
 
 async def _fulltext(store: GraphStore, q: SnippetSearch, candidates: set[str] | None) -> list[Row]:
-    lucene = lucene_query(q.text or "", (project_scope(q.project),))
-    if not lucene:
+    terms = lucene_terms(q.text or "")
+    if not terms:
         return []
     limit = len(candidates) if candidates is not None else _fetch(q)
     rows = await store.run(
         "fulltext_snippets",
         project=q.project,
-        text=lucene,
+        open=terms,
+        text=scoped(terms, (project_scope(q.project),)),
         language=q.language,
         kind=q.kind,
         limit=limit,
