@@ -30,22 +30,11 @@ sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shad
 from bench.corpus import Corpus  # noqa: E402
 from bench.database import running_neo4j  # noqa: E402
 from metisgraph.graph import channels  # noqa: E402
+from metisgraph.graph.cypher import query  # noqa: E402
 from metisgraph.graph.store import open_driver  # noqa: E402
 from metisgraph.ingest.question import Question, prepare_question  # noqa: E402
 
 _INDEX = {"fulltext": "episode_text", "context_text": "episode_context"}
-_SCOPED = """CYPHER 25
-CALL () {{
-  CALL db.index.fulltext.queryNodes('{index}', $q, {{limit: $fetch}}) YIELD node AS e, score
-  WHERE e.project IN $projects AND e.recallable = true
-  RETURN e.project AS project, e.id AS id, score
-  ORDER BY score DESC
-  LIMIT $limit
-}}
-RETURN collect([project, id, score]) AS found"""
-_TERMS = """CYPHER 25
-CALL db.index.fulltext.queryNodes('{index}', $q, {{limit: $fetch}}) YIELD node, score
-RETURN count(*) AS found"""
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -77,12 +66,13 @@ async def _run(args: argparse.Namespace, uri: str, password: str) -> dict[str, A
                 ways = {
                     "shipped": (text, params),
                     "scoped": (
-                        _SCOPED.format(index=_INDEX[name]),
-                        {"q": p["text"], "fetch": p["fetch"], "limit": p["limit"],
-                         "projects": params["projects"]},
+                        query("bench_fulltext_scoped").text,
+                        {"index": _INDEX[name], "q": p["text"], "fetch": p["fetch"],
+                         "limit": p["limit"], "projects": params["projects"]},
                     ),
                     "terms": (
-                        _TERMS.format(index=_INDEX[name]), {"q": p["open"], "fetch": p["fetch"]}
+                        query("bench_fulltext_terms").text,
+                        {"index": _INDEX[name], "q": p["open"], "fetch": p["fetch"]},
                     ),
                 }  # fmt: skip
                 for way, (cypher, values) in ways.items():

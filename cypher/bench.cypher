@@ -92,3 +92,23 @@ CALL (e) {
   SET e.consolidated = e.content_hash
 } IN TRANSACTIONS OF 10000 ROWS
 RETURN count(e) AS marked
+
+// name: bench_fulltext_scoped
+// mode: read
+// bench/fulltext_scope.py: a full-text channel as it was before 2026-12-05 — the scoped
+// search ($q holds +scope:(...)), filtered after.
+CYPHER 25
+CALL () {
+  CALL db.index.fulltext.queryNodes($index, $q, {limit: $fetch}) YIELD node AS e, score
+  WHERE e.project IN $projects AND e.recallable = true
+  RETURN e.project AS project, e.id AS id, score
+  ORDER BY score DESC
+  LIMIT $limit
+}
+RETURN collect([project, id, score]) AS found
+
+// name: bench_fulltext_terms
+// mode: read
+// bench/fulltext_scope.py: the Lucene search of the terms alone, nothing after.
+CALL db.index.fulltext.queryNodes($index, $q, {limit: $fetch}) YIELD node, score
+RETURN count(*) AS found
