@@ -17,7 +17,9 @@ store's episodes are counted as maintained (`bench_mark_maintained`; `--maintain
 runs the first whole run instead, ~15 min at 1M), the next `--new` episodes arrive through
 the pipeline (vectors derived as the store's were) and maintain runs. Recorded beside:
 Neo4j's heap and page cache, the store's bytes on disk, the resident memory of the API
-and of Neo4j, the load average before and after each part. JSON in bench/results.
+and of Neo4j, the load average before and after each part (each timed read waits first for
+the 1-minute load to fall to `--settle`, 1.5: the bench's own start-up and previous part
+raise it). JSON in bench/results.
 """
 
 from __future__ import annotations
@@ -69,6 +71,16 @@ _WARM_QUESTIONS = 20  # asked (cycling) before the measured ones, never measured
 
 def _load() -> list[float]:
     return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+
+
+def _settle(below: float, at_most: float) -> dict[str, Any]:
+    """Wait until the 1-minute load average is at most ``below`` (the bench's own start-up
+    and its previous part raise it; a figure taken above 1.5 is not a result), for at most
+    ``at_most`` seconds. What was waited and whether it settled go beside the figure."""
+    started = time.perf_counter()
+    while _load()[0] > below and time.perf_counter() - started < at_most:
+        time.sleep(2)
+    return {"waited_s": round(time.perf_counter() - started, 1), "settled": _load()[0] <= below}
 
 
 def _disk(path: Path) -> int:
@@ -181,6 +193,7 @@ def api_reads(
             ("analytics", lambda: _analytics(client, url, project, [DEFAULT_CAP])[0]),
         ]
         for name, read in parts:
+            settle = _settle(options.settle, options.settle_max) if options.settle else None
             before, mark = _load(), time.perf_counter()
             try:
                 out[name] = read()
@@ -188,6 +201,8 @@ def api_reads(
                 out[name] = {"failed": str(failed)[:300]}
             out[name] = {**out[name], "part_s": round(time.perf_counter() - mark, 1)}
             out[name]["load"] = [before, _load()]
+            if settle:
+                out[name]["settle"] = settle
             print(name, json.dumps(out[name]), flush=True)
             options.save()
         out["rss_mb"] = {"api": rss_mb(options.api_port), "neo4j": rss_mb(options.port)}
@@ -316,6 +331,12 @@ def main() -> None:
     later.add_argument("--heap", default="2g")
     later.add_argument("--pagecache", default="2g")
     later.add_argument("--warmup", type=int, default=200, help="recall asks before timing")
+    later.add_argument(
+        "--settle", type=float, default=1.5,
+        help="before each timed read, wait for the 1-minute load average to fall to this "
+        "(0: do not wait)",
+    )  # fmt: skip
+    later.add_argument("--settle-max", type=float, default=300, help="seconds, at most")
     later.add_argument("--lineage", type=int, default=30, help="small lineages timed")
     later.add_argument("--large", type=int, default=5, help="large lineages timed")
     later.add_argument("--error-rounds", type=int, default=20)
