@@ -36,6 +36,10 @@ from metisgraph_client._operations import plan_context as plan_operation
 __all__ = ["PlanFigures", "bench_plan"]
 
 _WARMUP = 20  # tasks asked first and not measured (model, caches, question vectors)
+# How many warm-up calls, cycling through those 20 (as recall's `--warmup`: Neo4j's JIT needs
+# thousands of queries to settle, and this part starts its own Neo4j); the first calls of a
+# fresh start are timed apart ("first_calls").
+WARMUP_CALLS = 20
 K, BUDGET = 8, 2000
 
 
@@ -102,7 +106,12 @@ def _raw(client: httpx.Client, endpoint: str, project: str, q: Query) -> dict[st
 
 
 def _ask(
-    base: str, project: str, tasks: list[Query], warmup: list[Query], other: str | None = None
+    base: str,
+    project: str,
+    tasks: list[Query],
+    warmup: list[Query],
+    other: str | None = None,
+    calls: int = WARMUP_CALLS,
 ) -> dict[str, Any]:
     """``other``: another server's base URL, asked every task raw too (after ours on even
     tasks, before on odd ones): its wall times are ``before``."""
@@ -114,9 +123,14 @@ def _ask(
         httpx.Client(timeout=120, transport=transport) as raw,
         Client(base, timeout=120, transport=transport, retries=0) as sdk,
     ):
-        for q in warmup:
+        first: list[float] = []
+        for number in range(max(calls, len(warmup))):
+            q = warmup[number % len(warmup)]
+            started = time.perf_counter()
             _raw(raw, endpoint, project, q)
-            sdk.plan_context(project, q.text, error=q.error, k=K, budget=BUDGET)
+            if number < len(warmup):  # the fresh server's first calls, each task once
+                first.append((time.perf_counter() - started) * 1000)
+                sdk.plan_context(project, q.text, error=q.error, k=K, budget=BUDGET)
             if other:
                 _raw(raw, f"{other}/graphql", project, q)
         stages = _stage_seconds(raw, endpoint)
@@ -145,6 +159,8 @@ def _ask(
             "k": K,
             "budget": BUDGET,
             "recall_stage_mean_ms": {k: round(v, 2) for k, v in sorted(recall_stages.items())},
+            "warmup_calls": max(calls, len(warmup)),
+            "first_calls": _summary(first),
         },
         "sdk": {
             "overhead_p50_ms": round(sdk_own - raw_own, 3),
@@ -171,9 +187,11 @@ def bench_plan(
     port: int,
     logs: Path,
     against: Path | None = None,
+    warmup_calls: int = WARMUP_CALLS,
 ) -> PlanFigures:
     """``against``: another checkout's `metisgraph`, served beside (port + 100), asked the
-    same tasks (raw calls) in alternating order."""
+    same tasks (raw calls) in alternating order. ``warmup_calls``: raw planContext calls
+    cycling through the warm-up tasks (each once by the SDK too) before any is measured."""
     asked = corpus.queries(tasks + _WARMUP)
     asked, warmup = asked[:tasks], asked[tasks:]
     logs.mkdir(parents=True, exist_ok=True)
@@ -184,5 +202,6 @@ def bench_plan(
             url = servers.enter_context(metisgraph_server(neo4j, port + 100, log, against))
             other = url.removesuffix("/graphql")
         url = servers.enter_context(metisgraph_server(neo4j, port, logs / "metisgraph-plan.log"))
-        figures = _ask(url.removesuffix("/graphql"), corpus.project, asked, warmup, other)
+        base = url.removesuffix("/graphql")
+        figures = _ask(base, corpus.project, asked, warmup, other, warmup_calls)
     return PlanFigures(size=corpus.size, tasks=len(asked), **figures)

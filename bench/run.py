@@ -111,8 +111,8 @@ def _options() -> argparse.Namespace:
         "--warmup",
         type=int,
         default=WARMUP_ASKS,
-        help="recall: questions asked of every system first and not measured (Neo4j's JIT "
-        "reaches its steady state after thousands of queries)",
+        help="recall and plan: questions (tasks) asked of every system first and not measured "
+        "(Neo4j's JIT reaches its steady state after thousands of queries)",
     )
     parser.add_argument("--neo4j-port", type=int, default=7690)
     parser.add_argument("--api-port", type=int, default=8790)
@@ -266,8 +266,9 @@ def _plan_part(options: argparse.Namespace, size: int) -> dict[str, Any]:
         corpus, load, _ = asyncio.run(_corpus(options, size, neo4j))
         print(f"plan corpus {size}: {load}", flush=True)
         figures = bench_plan(
-            neo4j, corpus, options.queries, options.api_port, RESULTS / "logs", options.against
-        )
+            neo4j, corpus, options.queries, options.api_port, RESULTS / "logs", options.against,
+            warmup_calls=options.warmup,
+        )  # fmt: skip
     return {**asdict(figures), "load": load}
 
 
