@@ -117,3 +117,34 @@ async def test_plan_shows_the_fix_above_the_hit_and_the_workaround_below(
         assert kinds.index("workaround") > first_fix
         text = plan["memories"][kinds.index("workaround")]["text"]
         assert "worked round by: `sed -i" in text and "without removing its cause" in text
+
+
+def _hit(episode_id: str, outcome: str, fixed_by: list[dict[str, Any]] | None = None) -> Any:
+    from metisgraph.graph import Hit
+
+    episode = {"id": episode_id, "project": "p", "summary": f"step {episode_id}",
+               "outcome": outcome, "action_command": f"run {episode_id}"}  # fmt: skip
+    return Hit(episode=episode, task=None, score=1.0, relevance=1.0, channels={"vector": 0.5},
+               ranks={"vector": 1}, contributions={"vector": 1.0}, trust={},
+               fixed_by=fixed_by or [])  # fmt: skip
+
+
+def test_a_fix_recalled_above_its_error_is_shown_as_its_fix() -> None:
+    """Whatever recall ranked first, a step that fixed another hit's error is shown as that
+    error's fix, just above it (not as a plain step above the error it fixes), its
+    workaround just below; each shown once, the rest in recall's order with their ranks."""
+    from metisgraph.api.graphql.plan_memories import memories_from
+    from metisgraph.graph import RecallOutcome
+
+    fix = {"kind": "fixed", "action": "pip install sqlparse", "runs": 2, "links": 2,
+           "confidence": 0.9, "episode": "fix1", "summary": "installed it", "why": "it held",
+           "error": "No module named 'sqlparse'"}  # fmt: skip
+    dodge = {**fix, "kind": "workaround", "action": "sed -i", "episode": "dodge"}
+    hits = [_hit("fix1", "success"), _hit("other", "success"), _hit("dodge", "success"),
+            _hit("failed", "failure", [fix, dodge])]  # fmt: skip
+    outcome = RecallOutcome(hits, [], abstained=False, reason=None, timings={}, candidates=4)
+    memories = memories_from(outcome, [], verified_only=False)
+    placed = [(m.kind, m.id) for m in memories]
+    assert placed == [("fix", "fix1"), ("failure", "failed"), ("workaround", "dodge"),
+                      ("success", "other")], placed  # fmt: skip
+    assert "recall #4 of 4" in memories[1].why and "in 2 runs" in "\n".join(memories[0].lines)

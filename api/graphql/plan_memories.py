@@ -317,6 +317,21 @@ def _pattern_with_code(
     return out
 
 
+def _fixed_first(hits: list[Hit]) -> list[tuple[int, Hit]]:
+    """The hits with their ranks, in the order they are placed: a hit whose error another
+    hit fixed moves up to just before the first such fix, so that the fix is shown as its
+    fix (just above it, with the runs it fixed) and not as a plain step ranked above the
+    error it fixes."""
+    ranked = list(enumerate(hits, start=1))
+    at = {hit.episode["id"]: n for n, (_, hit) in enumerate(ranked)}
+    order: dict[int, float] = {}
+    for n, (_, hit) in enumerate(ranked):
+        fixes = [at[f["episode"]] for f in hit.fixed_by
+                 if f.get("kind") != "workaround" and f.get("episode") in at]  # fmt: skip
+        order[n] = min([n, *fixes]) - (0.5 if fixes and min(fixes) < n else 0)
+    return [ranked[n] for n in sorted(order, key=lambda n: (order[n], n))]
+
+
 def memories_from(
     outcome: RecallOutcome,
     searched: Iterable[tuple[SnippetHit, Verdict]],
@@ -337,7 +352,7 @@ def memories_from(
     for lesson in [] if outcome.abstained else outcome.patterns:
         above.setdefault(lesson.best_member, []).append(lesson)
     shown = {(h.episode.get("action_command") or "").strip() for h in hits} - {""}
-    for rank, hit in enumerate(hits, start=1):
+    for rank, hit in _fixed_first(hits):
         for lesson in above.pop(hit.episode["id"], []):
             for memory in _pattern_with_code(lesson, placed, allowed, shown):
                 if memory.id not in placed:
