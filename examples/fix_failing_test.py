@@ -136,14 +136,17 @@ def _section(prompt: str, title: str) -> str:
 
 
 def scripted_model(prompt: str) -> str:
-    """A stand-in model that knows only its prompt: it follows a remembered success that is
-    one of its tools, else takes the first tool neither tried in this task nor remembered as
-    a failure; it cites the memories that decided the step."""
+    """A stand-in model that knows only its prompt: it follows a remembered success (or an
+    error's fix) that is one of its tools, else takes the first tool neither tried in this
+    task nor remembered as a failure; it cites the memories that decided the step."""
     tools = [t.strip() for t in _section(prompt, "Tools").split(", ") if t.strip()]
     tried = set(re.findall(r"^step \d+: (.*?) → ", _section(prompt, "Current state"), re.M))
     memories = []
     for label, kind, body in _MEMORY.findall(_section(prompt, "Memories") + "\n"):
-        did = re.search(r"^\s+did: (.*)$", body, re.MULTILINE)
+        if kind == "fix":  # "fixed by: `command`, in N runs": to follow, as a success
+            kind, did = "success", re.search(r"fixed by: `(.*?)`", body)
+        else:
+            did = re.search(r"^\s+did: (.*)$", body, re.MULTILINE)
         memories.append((label, kind, did.group(1).strip() if did else None))
     for label, kind, did in memories:
         if kind == "success" and did in tools and did not in tried:

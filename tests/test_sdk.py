@@ -52,11 +52,13 @@ _BLOCK = re.compile(r"^(M\d+) \[(\w+)\][^\n]*\n((?:   [^\n]*\n?)*)", re.MULTILIN
 
 
 def scripted_model(prompt: str) -> str:
-    """A stand-in model that acts only on what its prompt holds: it follows a success whose
-    command it knows, avoids the commands of failures, and cites what it relied on."""
+    """A stand-in model that acts only on what its prompt holds: it follows a success (or an
+    error's fix) whose command it knows, avoids the commands of failures, and cites what it
+    relied on."""
     memories = prompt.split("## Memories", 1)[1].split("## Rules", 1)[0]
-    did = {label: (kind, re.search(r"did: (.*)", body)) for label, kind, body in
-           _BLOCK.findall(memories)}  # fmt: skip
+    did = {label: ("success" if kind == "fix" else kind,
+                   re.search(r"fixed by: `(.*?)`" if kind == "fix" else r"did: (.*)", body))
+           for label, kind, body in _BLOCK.findall(memories)}  # fmt: skip
     done = {label: (kind, m.group(1).strip()) for label, (kind, m) in did.items() if m}
     for label, (kind, command) in done.items():
         if kind == "success" and command in (PLAIN, LATIN1):

@@ -34,8 +34,9 @@ class PlanMemory(_Answer):
 
     @property
     def takes_feedback(self) -> bool:
-        """Whether recordOutcome applies to it (an episode or a snippet, not a conflict)."""
-        return self.kind in ("success", "failure", "experience", "snippet")
+        """Whether recordOutcome applies to it (an episode — a fix or a workaround is the
+        episode that dealt with an error — or a snippet; not a conflict, pattern or warning)."""
+        return self.kind in ("success", "failure", "experience", "fix", "workaround", "snippet")
 
 
 class PlanContext(_Answer):
