@@ -68,11 +68,12 @@ TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 # `make test` leaves four kinds of test to `make test-long` (CI runs both): those that
-# start, stop, kill or wipe a Neo4j of their own, or drop an index of the shared one (a JVM
-# start each, or every statement planned again from nothing: Cypher's planner is 73% of a
-# test server's CPU), those that read ../shared (real agent runs ingested with the real
-# model; skipped without it), and those that drive a real chromium or the real sandbox
-# (skipped where the machine has neither). Between the two, every test runs in CI.
+# start, stop, kill or wipe a Neo4j of their own, or drop an index of the shared one or clear
+# its query caches (a JVM start each, or every statement planned again from nothing:
+# Cypher's planner is 73% of a test server's CPU), those that read ../shared (real agent
+# runs ingested with the real model; skipped without it), and those that drive a real
+# chromium or the real sandbox (skipped where the machine has neither). Between the two,
+# every test runs in CI.
 LONG := own_server or shared or browser or sandbox
 test: install
 	$(PYTEST) $(XDIST) -m "not ($(LONG))" --durations=15

@@ -36,6 +36,7 @@ def _hits(plan: Any) -> int:
     return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
 
 
+@pytest.mark.own_server  # db.prepareForReplanning: every statement planned again
 async def test_a_hit_reads_at_most_its_cap_of_fix_links(store: Any, project: str) -> None:
     expand = with_episode_snippets(
         "recall_expand", steps=query("recall_no_steps").text, keys=query("recall_keys").text

@@ -96,6 +96,7 @@ def _hits(plan: Any) -> int:
     return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
 
 
+@pytest.mark.own_server  # db.prepareForReplanning: every statement planned again
 async def test_the_fixes_page_reads_the_code_of_its_own_steps_only(
     store: Any, project: str
 ) -> None:

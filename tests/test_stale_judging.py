@@ -141,6 +141,7 @@ CREATE (o)-[:ABOUT]->(s)
 """
 
 
+@pytest.mark.own_server  # db.prepareForReplanning: every statement planned again
 async def test_the_last_word_from_an_environment_costs_the_same_after_ten_or_four_hundred(
     store: Any, project: str
 ) -> None:
