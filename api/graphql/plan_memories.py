@@ -322,14 +322,15 @@ def _fixed_first(hits: list[Hit]) -> list[tuple[int, Hit]]:
     hit fixed moves up to just before the first such fix, so that the fix is shown as its
     fix (just above it, with the runs it fixed) and not as a plain step ranked above the
     error it fixes."""
-    ranked = list(enumerate(hits, start=1))
-    at = {hit.episode["id"]: n for n, (_, hit) in enumerate(ranked)}
-    order: dict[int, float] = {}
-    for n, (_, hit) in enumerate(ranked):
-        fixes = [at[f["episode"]] for f in hit.fixed_by
+    at = {hit.episode["id"]: n for n, hit in enumerate(hits)}
+
+    def place(n: int) -> tuple[int, int, int]:
+        fixes = [at[f["episode"]] for f in hits[n].fixed_by
                  if f.get("kind") != "workaround" and f.get("episode") in at]  # fmt: skip
-        order[n] = min([n, *fixes]) - (0.5 if fixes and min(fixes) < n else 0)
-    return [ranked[n] for n in sorted(order, key=lambda n: (order[n], n))]
+        first = min(fixes, default=n)
+        return (first, 0, n) if first < n else (n, 1, n)  # before its first fix, else in place
+
+    return [(n + 1, hits[n]) for n in sorted(range(len(hits)), key=place)]
 
 
 def memories_from(
