@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 from metisgraph.graph.cypher import query
 from metisgraph.graph.indexes import apply_schema
@@ -41,10 +42,6 @@ def _operators(plan: Any) -> list[tuple[str, str]]:
     return found
 
 
-def _hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
-
-
 async def test_a_report_reads_the_link_from_the_episode_not_the_snippets_users(
     scratch_store: Any,
 ) -> None:
@@ -70,7 +67,7 @@ async def test_a_report_reads_the_link_from_the_episode_not_the_snippets_users(
         _, summary, _ = await store.driver.execute_query(
             "PROFILE " + text, {"rows": [row], "pending": False}
         )
-        cost[users] = _hits(summary.profile)
+        cost[users] = db_hits(summary.profile)
     reports = await store.run_text(
         "MATCH (o:OutcomeReport)-[:ABOUT]->(:Snippet) RETURN count(o) AS n", {}, read=True
     )

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 from metisgraph.graph.cypher import query
 from metisgraph.graph.explore import ErrorOrder, error_page
@@ -175,11 +176,7 @@ def _spread(project: str, count: int, tag: str) -> list[dict[str, Any]]:
 
 async def _db_hits(store: Any, name: str, params: dict[str, Any]) -> int:
     _, summary, _ = await store.driver.execute_query("PROFILE " + query(name).text, params)
-
-    def hits(plan: Any) -> int:
-        return int(plan.get("dbHits", 0)) + sum(hits(c) for c in plan.get("children") or [])
-
-    return hits(summary.profile)
+    return db_hits(summary.profile)
 
 
 async def test_a_page_costs_its_rows_not_the_projects_errors(store: Any, project: str) -> None:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 from metisgraph.graph.cypher import query
 from metisgraph.graph.snippets import with_episode_snippets
@@ -32,10 +33,6 @@ CREATE (f)-[:RESOLVED {kind: 'fixed', task: f.task_id, confidence: 0.9, at: $at}
 """
 
 
-def _hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
-
-
 @pytest.mark.own_server  # db.prepareForReplanning: every statement planned again
 async def test_a_hit_reads_at_most_its_cap_of_fix_links(store: Any, project: str) -> None:
     expand = with_episode_snippets(
@@ -49,7 +46,7 @@ async def test_a_hit_reads_at_most_its_cap_of_fix_links(store: Any, project: str
         params = {"keys": [{"project": project, "id": hit}], "linked_of": 0}
         await store.run_text("CALL db.prepareForReplanning()")
         _, summary, _ = await store.driver.execute_query("PROFILE " + expand.text, params)
-        cost[n] = _hits(summary.profile)
+        cost[n] = db_hits(summary.profile)
         rows = await store.run_query(expand, params)
         fixed_by = rows[0]["fixed_by"]
         # the fix most runs took comes first, and a fix is not shown twice

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 from metisgraph.graph import OutcomeReport, record_outcome, recount_steps
 from metisgraph.graph.cypher import query
@@ -165,10 +166,6 @@ async def test_recorded_counts_episodes_and_records_as_they_come(store: Any, pro
     assert rows[0]["recorded"] == rows[0]["full"] == 4, rows
 
 
-def _hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
-
-
 async def test_a_batch_costs_the_same_for_a_snippet_of_ten_users_or_four_hundred(
     scratch_store: Any,
 ) -> None:
@@ -194,7 +191,7 @@ async def test_a_batch_costs_the_same_for_a_snippet_of_ten_users_or_four_hundred
             text = (query(step) if isinstance(step, str) else step).text
             _, summary, _ = await store.driver.execute_query("PROFILE " + text, params)
             name = step if isinstance(step, str) else step.name
-            cost[users][name] = cost[users].get(name, 0) + _hits(summary.profile)
+            cost[users][name] = cost[users].get(name, 0) + db_hits(summary.profile)
         rows = await store.run_text(STORED, {"p": "p", "id": snippet}, read=True)
         assert rows[0]["props"]["uses"] == users + 1 and rows[0]["props"]["recorded"] == users + 1
     grew = {k: cost[400][k] - cost[10].get(k, 0) for k in cost[400]}

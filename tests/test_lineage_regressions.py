@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 pytestmark = pytest.mark.anyio
 
@@ -92,10 +93,6 @@ CREATE (s)-[:FIXES]->(r)
 """
 
 
-def _hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
-
-
 @pytest.mark.own_server  # db.prepareForReplanning: every statement planned again
 async def test_the_fixes_page_reads_the_code_of_its_own_steps_only(
     store: Any, project: str
@@ -119,6 +116,6 @@ async def test_the_fixes_page_reads_the_code_of_its_own_steps_only(
         _, summary, _ = await store.driver.execute_query(
             "PROFILE " + query("lineage_fixes").text, params
         )
-        cost[n] = _hits(summary.profile)
+        cost[n] = db_hits(summary.profile)
     # what grows is reading the fixing steps to order them (a few hits each), not their code
     assert cost[600] - cost[150] < 12 * 450, cost

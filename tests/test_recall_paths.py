@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from profiles import db_hits
 
 from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
 from metisgraph.graph.conflicts import find_conflicts
@@ -195,10 +196,6 @@ async def test_recall_reads_no_vector_and_finds_the_conflicts_the_vectors_give(
         assert got.similarity == pytest.approx(want.similarity, abs=1e-5)
 
 
-def _db_hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
-
-
 async def test_the_similarities_read_reads_each_vector_once(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -214,4 +211,4 @@ async def test_the_similarities_read_reads_each_vector_once(
         rows = [r.data() async for r in result]
         summary = await result.consume()
     assert len(rows[0]["pairs"]) == 30 * 29 // 2
-    assert _db_hits(summary.profile) <= 5 * len(keys)
+    assert db_hits(summary.profile) <= 5 * len(keys)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from embedders import HashEmbedder
+from profiles import db_hits
 
 from metisgraph.graph.cypher import query
 from metisgraph.graph.migrations import cypher_step
@@ -125,10 +126,6 @@ async def test_migration_10_places_the_reports_of_a_store_written_before(
     assert await store.run_text(placed, {"p": project}, read=True) == kept
 
 
-def _hits(plan: Any) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(c) for c in plan.get("children") or [])
-
-
 REPORTS = """
 MERGE (s:Snippet {project: $p, id: $id})
 MERGE (v:Environment {project: $p, key: $env})
@@ -179,7 +176,7 @@ async def test_the_last_word_from_an_environment_costs_the_same_after_ten_or_fou
         _, summary, _ = await store.driver.execute_query(
             "PROFILE " + query("stale_facts").text, {"project": project, "pairs": pairs}
         )
-        cost[earlier] = _hits(summary.profile)
+        cost[earlier] = db_hits(summary.profile)
     assert cost[400] - cost[10] < 10, cost
 
 
@@ -220,7 +217,7 @@ async def test_where_a_snippet_requiring_a_package_worked_is_read_by_its_own_rep
     _, summary, _ = await store.driver.execute_query(
         "PROFILE " + query("stale_facts").text, {"project": project, "pairs": pairs}
     )
-    assert _hits(summary.profile) < 150, _hits(summary.profile)  # 300+ reports scanned before
+    assert db_hits(summary.profile) < 150, db_hits(summary.profile)  # 300+ reports scanned before
 
 
 async def test_a_store_with_the_old_report_index_gets_the_timed_one(scratch_store: Any) -> None:
