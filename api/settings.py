@@ -59,12 +59,14 @@ class ApiSettings(BaseSettings):
     warm_up_retry_s: float = Field(
         default=1.0, gt=0, description="First wait before a failed start-up is tried again"
     )
+    # 35 s: a fresh server's first 200 questions at the warm p50 (20 s warmed too few
+    # questions for Neo4j's JIT: first 200 at 1.4-1.65x; docs/benchmarks.md, issue 23).
     warm_up_reads_s: float = Field(
-        default=20.0,
+        default=35.0,
         ge=0,
         description="Seconds of recall questions (made of stored episodes) asked at start-up "
         "before /readyz says ready, so the first callers find the reads planned and compiled; "
-        "cut to what leaves ready within 55 s of the process starting (0: none)",
+        "cut to what leaves ready within ~50 s of the process starting (0: none)",
     )
     max_query_depth: int = 12
     # Parsing is pure Python and costs in proportion to the tokens (a 4,000-token document

@@ -10,6 +10,8 @@ planned and compiled before the first caller's. Reads only; nothing is written.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import time
 from collections.abc import Iterator, Mapping
@@ -20,11 +22,17 @@ from metisgraph.graph.recall import recall
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
 from metisgraph.graph.store import GraphStore
 
+Row = dict[str, Any]
+Shape = tuple[RecallRequest, QuestionVectors]
+
 __all__ = ["WarmReads", "question_shapes", "warm_reads"]
 
 log = logging.getLogger("metisgraph.warm")
 
 _SAMPLE = 64  # stored episodes asked about, in turn
+# Questions asked at once: one at a time left a core idle (the API waits on Neo4j, Neo4j on
+# the API), and a fresh start warmed ~70-150 questions in its 20 s.
+_LANES = 2
 
 
 # What a question may hold that switches a channel on (graph/channel_registry.py: errors,
@@ -40,28 +48,51 @@ _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
 _MANY_WORDS = 101  # the next group of a list's size
 
 
+# Two more things switch a query's text. What a caller's document selects: a hit's
+# neighbouring steps are read only when shown (`previous`/`next`), its conflicts only when
+# selected — a GraphQL recall that selects neither, and every planContext, asks another
+# expansion. And a question of one line has no title vector: the dense channels' union
+# has no title search. The warm-up asked only with both, so a fresh server's first short
+# question planned the expansion and the dense union (~1.2 s on the 10k bench store, its
+# first answer). A question is asked "full" (steps, conflicts, a title) or "bare" (none):
+# the dense union's text changes with the title and the error vector only, the
+# expansion's with the steps only, so the bare variant is needed for the plain question
+# and the errors-only one (26 shapes; asking all 24 both ways took twice the time).
+_BARE_WITH = frozenset({"errors"})
+
+
 def question_shapes(
     row: Mapping[str, Any], k: int
 ) -> Iterator[tuple[RecallRequest, QuestionVectors]]:
     """One question (a stored episode's text and vectors) in every combination of the
     switches, each naming something no memory holds, with words also past the first size
-    group: the channels' queries of each combination are planned, and the answers are
-    those of the plain question."""
+    group, full, and bare where that changes a query (``_BARE_WITH``): the channels' and
+    the expansion's queries of each combination are planned, and the answers are those of
+    the plain question."""
     for mask in range(1 << len(_SWITCHES)):
         on = {name for bit, name in enumerate(_SWITCHES) if mask >> bit & 1}
         thing = (_NOTHING,) if on else ()
         for words in (thing, (_NOTHING,) * _MANY_WORDS) if "words" in on else ((),):
-            req = RecallRequest(
-                projects=(row["project"],),
-                text=row["text"],
-                k=k,
-                error_keys=thing if "errors" in on else (),
-                symbols=thing if "symbols" in on else (),
-                words=words,
-                tools=thing if "tools" in on else (),
-            )
-            error = row["vector"] if "errors" in on else None
-            yield req, QuestionVectors(row["vector"], title=row["title"], error=error)
+            for full in (True, False) if on <= _BARE_WITH else (True,):
+                req = RecallRequest(
+                    projects=(row["project"],),
+                    text=row["text"],
+                    k=k,
+                    error_keys=thing if "errors" in on else (),
+                    symbols=thing if "symbols" in on else (),
+                    words=words,
+                    tools=thing if "tools" in on else (),
+                    steps=full,
+                    conflicts=full,
+                )
+                yield req, _vectors(row, full, error="errors" in on)
+
+
+def _vectors(row: Mapping[str, Any], full: bool, *, error: bool = False) -> QuestionVectors:
+    """The stored episode's vectors as a question's: with a title (its own, else its text
+    vector: a question of several lines has one) when ``full``, else without."""
+    title = (row["title"] or row["vector"]) if full else None
+    return QuestionVectors(row["vector"], title=title, error=row["vector"] if error else None)
 
 
 @dataclass
@@ -73,33 +104,43 @@ class WarmReads:
 
 async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmReads:
     """Ask recall questions made of stored episodes until ``budget_s`` has passed — first
-    one in every shape (``question_shapes``), then the sample in turn (nothing when the
-    store holds no episode with a vector, or the budget is 0). A
+    one in every shape (``question_shapes``), then the sample in turn, ``_LANES`` at a
+    time (nothing when the store holds no episode with a vector, or the budget is 0). A
     failing read ends the warm-up early; it never fails the start."""
     done = WarmReads()
     if budget_s <= 0:
         return done
     started = time.monotonic()
-    try:
-        rows = await store.run("warm_up_episodes", limit=_SAMPLE)
-        # Every shape of question first, whatever the budget (24 questions, a few seconds):
-        # each is a query of its own for Neo4j to plan. Finding the episodes may take the
-        # whole budget on a store of many projects, and a warm-up that asks nothing warms
-        # nothing.
-        for req, vectors in question_shapes(rows[0], k) if rows else ():
+
+    async def lane(rows: list[Row], shapes: list[Shape], lane: int) -> None:
+        for req, vectors in shapes[lane::_LANES]:
             await recall(store, req, vectors)
             done.questions += 1
+        for n in itertools.count():
+            if time.monotonic() - started >= budget_s:
+                return
+            row = rows[(lane + n * _LANES) % len(rows)]
+            full = n % 2 == 0  # both variants, as callers ask
+            req = RecallRequest(
+                projects=(row["project"],), text=row["text"], k=k, steps=full, conflicts=full
+            )
+            await recall(store, req, _vectors(row, full))
+            done.questions += 1
+
+    try:
+        rows = await store.run("warm_up_episodes", limit=_SAMPLE)
+        if rows:
             done.project = rows[0]["project"]
-        while rows and (not done.questions or time.monotonic() - started < budget_s):
-            for row in rows:
-                if done.questions and time.monotonic() - started >= budget_s:
-                    break
-                req = RecallRequest(projects=(row["project"],), text=row["text"], k=k)
-                vectors = QuestionVectors(row["vector"], title=row["title"])
-                await recall(store, req, vectors)
-                done.questions += 1
-            done.project = rows[0]["project"]
+            # Every shape of question first, whatever the budget (26 questions, a few
+            # seconds): each is a query of its own for Neo4j to plan. Finding the episodes
+            # may take the whole budget on a store of many projects, and a warm-up that
+            # asks nothing warms nothing.
+            shapes = list(question_shapes(rows[0], k))
+            async with asyncio.TaskGroup() as lanes:
+                for i in range(_LANES):
+                    lanes.create_task(lane(rows, shapes, i))
     except Exception as error:  # a warm-up read failing must not stop start-up
-        log.warning("warm-up reads stopped: %s", type(error).__name__)
+        first = error.exceptions[0] if isinstance(error, ExceptionGroup) else error
+        log.warning("warm-up reads stopped: %s", type(first).__name__)
     done.seconds = time.monotonic() - started
     return done

@@ -147,6 +147,39 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
 
 
 @pytest.mark.anyio
+async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_made(
+    store: Any, project: str
+) -> None:
+    """A GraphQL recall that selects neither `previous`/`next` nor `conflicts`, and every
+    planContext, asks the expansion without them; a question of one line has no title
+    vector: each is another query text. The warm-up asks them all (whether or not the
+    store's episodes have title vectors), so a fresh server's first short question is not
+    the one that plans them."""
+    from metisgraph.graph.recall import recall
+    from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
+
+    vector = _vector()
+    await _stored(store, project, 5, "the nightly export timed out ", vector)  # no titles
+    warm = _Recording(store)
+    await warm_reads(warm, 0.01)
+    for steps in (False, True):
+        for title in (None, vector):  # one line, or several
+            for error in (None, vector):  # with an error or without
+                asked = _Recording(store)
+                question = RecallRequest(
+                    projects=(project,),
+                    text="the nightly export timed out again",
+                    error_keys=("python:TimeoutError:<*>",) if error else (),
+                    steps=steps,
+                    conflicts=steps,
+                )
+                vectors = QuestionVectors(vector, title=title, error=error)
+                outcome = await recall(asked, question, vectors)
+                assert outcome.hits
+                assert asked.seen and asked.seen <= warm.seen, (steps, title is None, error is None)
+
+
+@pytest.mark.anyio
 async def test_a_long_trace_meets_plans_the_warm_up_made_whatever_its_lists_sizes(
     store: Any, project: str
 ) -> None:
