@@ -48,6 +48,7 @@ log = logging.getLogger("metisgraph")
 # The warm-up reads end this long after the services were made (at the server's start):
 # /readyz answers ready within 60 s of the process starting.
 _READY_WITHIN_S = 50.0
+_PLAN_WARM_UP_S = 4.0  # kept of the warm-up's budget for planContext's asks after recall's
 
 _POOL_AT_LEAST = 50
 _CONNECTIONS_PER_SLOT = 4
@@ -118,6 +119,21 @@ class Services:
                 log.exception("start-up failed")
             raise
 
+    async def _warm_plans(self, project: str, texts: tuple[str, ...]) -> None:
+        """planContext asked of stored episodes (api/graphql/plan_service.warm_plans); a
+        failure ends it and never fails the start, as a failing warm-up read does."""
+        from metisgraph.api.graphql.plan_service import warm_plans  # it imports Services
+
+        started = time.perf_counter()
+        try:
+            plans = await warm_plans(self, project, texts)
+        except Exception as error:
+            log.warning("warm-up plans stopped: %s", type(error).__name__)
+            return
+        seconds = time.perf_counter() - started
+        self.readiness.timings["warm_plans_s"] = seconds
+        log.info("warm-up: %d plans in %.1f s", plans, seconds)
+
     async def _warm_up(self, *, reads: bool) -> None:
         started = time.perf_counter()
         if self.embedded is not None:
@@ -146,10 +162,13 @@ class Services:
             self.settings.api.warm_up_reads_s if reads else 0.0,
             _READY_WITHIN_S - (time.monotonic() - self.made_at),
         )
-        warmed = await warm_reads(self.store, budget)
+        # recall's reads for the budget but what planContext's few asks take after them
+        warmed = await warm_reads(self.store, budget - min(_PLAN_WARM_UP_S, budget / 2))
         self.readiness.timings["warm_reads_s"] = warmed.seconds
         if warmed.questions:
             log.info("warm-up: %d recall questions in %.1f s", warmed.questions, warmed.seconds)
+        if warmed.project and warmed.texts:
+            await self._warm_plans(warmed.project, warmed.texts)
         self.readiness.schema = True
         log.info(
             "ready: Neo4j %s (%s), model %s, questions on %s",

@@ -59,10 +59,11 @@ class ApiSettings(BaseSettings):
     warm_up_retry_s: float = Field(
         default=1.0, gt=0, description="First wait before a failed start-up is tried again"
     )
-    # 35 s: a fresh server's first 200 questions at the warm p50 (20 s warmed too few
-    # questions for Neo4j's JIT: first 200 at 1.4-1.65x; docs/benchmarks.md, issue 23).
+    # 40 s: the warm-up first plans every query text a caller's question can send (52 shapes,
+    # ~22 s of a fresh JVM's planning on the 10k bench store), then asks stored episodes'
+    # questions two at a time until Neo4j's JIT is warm; ready at ~48 s (docs/benchmarks.md).
     warm_up_reads_s: float = Field(
-        default=35.0,
+        default=40.0,
         ge=0,
         description="Seconds of recall questions (made of stored episodes) asked at start-up "
         "before /readyz says ready, so the first callers find the reads planned and compiled; "

@@ -19,13 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from metisgraph.graph.recall import recall
-from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
+from metisgraph.graph.recall_request import (
+    RECALLABLE_REVIEW,
+    QuestionVectors,
+    RecallFilters,
+    RecallRequest,
+)
 from metisgraph.graph.store import GraphStore
 
 Row = dict[str, Any]
 Shape = tuple[RecallRequest, QuestionVectors]
 
-__all__ = ["WarmReads", "question_shapes", "warm_reads"]
+__all__ = ["NOT_REVIEWING", "WarmReads", "question_shapes", "warm_reads"]
 
 log = logging.getLogger("metisgraph.warm")
 
@@ -33,6 +38,7 @@ _SAMPLE = 64  # stored episodes asked about, in turn
 # Questions asked at once: one at a time left a core idle (the API waits on Neo4j, Neo4j on
 # the API), and a fresh start warmed ~70-150 questions in its 20 s.
 _LANES = 2
+_TEXTS = 4  # kept for the caller's own warm-up (api/graphql/plan_service.warm_plans)
 
 
 # What a question may hold that switches a channel on (graph/channel_registry.py: errors,
@@ -48,17 +54,22 @@ _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
 _MANY_WORDS = 101  # the next group of a list's size
 
 
-# Two more things switch a query's text. What a caller's document selects: a hit's
+# More things switch a query's text. What a caller's document selects: a hit's
 # neighbouring steps are read only when shown (`previous`/`next`), its conflicts only when
 # selected — a GraphQL recall that selects neither, and every planContext, asks another
-# expansion. And a question of one line has no title vector: the dense channels' union
-# has no title search. The warm-up asked only with both, so a fresh server's first short
+# expansion. A question of one line has no title vector: the dense channels' union has no
+# title search. The warm-up asked only with both, so a fresh server's first short
 # question planned the expansion and the dense union (~1.2 s on the 10k bench store, its
 # first answer). A question is asked "full" (steps, conflicts, a title) or "bare" (none):
 # the dense union's text changes with the title and the error vector only, the
 # expansion's with the steps only, so the bare variant is needed for the plain question
 # and the errors-only one (26 shapes; asking all 24 both ways took twice the time).
+# And a caller who may not review the project never sees pending memories: every channel
+# carries the review filter (api/graphql/context.py `recallable`) — the usual caller of a
+# service with keys. Every shape is asked for both callers.
 _BARE_WITH = frozenset({"errors"})
+NOT_REVIEWING = tuple(s for s in RECALLABLE_REVIEW if s != "pending")  # what such a caller sees
+_CALLERS = (RecallFilters(), RecallFilters(review=NOT_REVIEWING))
 
 
 def question_shapes(
@@ -66,10 +77,11 @@ def question_shapes(
 ) -> Iterator[tuple[RecallRequest, QuestionVectors]]:
     """One question (a stored episode's text and vectors) in every combination of the
     switches, each naming something no memory holds, with words also past the first size
-    group, full, and bare where that changes a query (``_BARE_WITH``): the channels' and
+    group, full, and bare where that changes a query (``_BARE_WITH``), for a caller who
+    reviews and one who does not (``_CALLERS``): the channels' and
     the expansion's queries of each combination are planned, and the answers are those of
     the plain question."""
-    for mask in range(1 << len(_SWITCHES)):
+    for filters, mask in itertools.product(_CALLERS, range(1 << len(_SWITCHES))):
         on = {name for bit, name in enumerate(_SWITCHES) if mask >> bit & 1}
         thing = (_NOTHING,) if on else ()
         for words in (thing, (_NOTHING,) * _MANY_WORDS) if "words" in on else ((),):
@@ -82,6 +94,7 @@ def question_shapes(
                     symbols=thing if "symbols" in on else (),
                     words=words,
                     tools=thing if "tools" in on else (),
+                    filters=filters,
                     steps=full,
                     conflicts=full,
                 )
@@ -100,6 +113,7 @@ class WarmReads:
     questions: int = 0
     seconds: float = 0.0
     project: str | None = None
+    texts: tuple[str, ...] = ()  # the first stored episodes' texts it asked about
 
 
 async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmReads:
@@ -120,9 +134,14 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
             if time.monotonic() - started >= budget_s:
                 return
             row = rows[(lane + n * _LANES) % len(rows)]
-            full = n % 2 == 0  # both variants, as callers ask
+            full = n % 2 == 0  # both variants and both callers, as they ask
             req = RecallRequest(
-                projects=(row["project"],), text=row["text"], k=k, steps=full, conflicts=full
+                projects=(row["project"],),
+                text=row["text"],
+                k=k,
+                filters=_CALLERS[n // 2 % 2],
+                steps=full,
+                conflicts=full,
             )
             await recall(store, req, _vectors(row, full))
             done.questions += 1
@@ -131,11 +150,15 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
         rows = await store.run("warm_up_episodes", limit=_SAMPLE)
         if rows:
             done.project = rows[0]["project"]
-            # Every shape of question first, whatever the budget (26 questions, a few
+            done.texts = tuple(row["text"] for row in rows[:_TEXTS] if row["text"])
+            # Every shape of question first, whatever the budget (52 questions, a few
             # seconds): each is a query of its own for Neo4j to plan. Finding the episodes
             # may take the whole budget on a store of many projects, and a warm-up that
             # asks nothing warms nothing.
             shapes = list(question_shapes(rows[0], k))
+            # The project's abstention gate, read before a caller's first question (its
+            # measuring, when stale, is a write: left to that caller).
+            await store.run("abstention_gates", projects=[done.project])
             async with asyncio.TaskGroup() as lanes:
                 for i in range(_LANES):
                     lanes.create_task(lane(rows, shapes, i))

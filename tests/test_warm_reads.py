@@ -3,14 +3,17 @@ find recall's reads planned and compiled; reads only, and within the start-up's 
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from metisgraph.graph import digest_project, warm_reads
+from metisgraph.graph import RecallFilters, digest_project, warm_reads
 from metisgraph.graph.store import GraphStore
+from metisgraph.graph.warm_reads import NOT_REVIEWING
 
 DIMENSIONS = 384
 
@@ -91,6 +94,61 @@ async def test_a_command_opens_its_services_without_warm_up_reads(
         assert services.readiness.schema
 
 
+@pytest.mark.slow(25)
+@pytest.mark.anyio
+async def test_a_fresh_server_asks_plan_context_before_ready_and_a_plan_meets_its_reads(
+    app_settings: Any, embedder: Any, store: Any, project: str
+) -> None:
+    """planContext's own reads (the snippet search's, the question's preparation with an
+    error and an environment) are asked at start-up after recall's, reads only: a plan
+    asked after it sends no statement the warm-up did not. (A fixed abstention threshold:
+    a project's gate is read once a process, and a warm-up keeps none.)"""
+    from metisgraph.api.graphql.plan_service import PlanRequest, plan_context
+    from metisgraph.api.services import prepare_services
+    from metisgraph.graph import MEMORY_TYPES
+    from metisgraph.ingest import EnvironmentInput
+
+    await _stored(store, project, 8, "the nightly export timed out ", _vector())
+    largest = await store.run_text(
+        "MATCH (p:Project) RETURN p.name AS name "
+        "ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1",
+        read=True,
+    )
+    before = await digest_project(store, largest[0]["name"])
+    settings = app_settings.model_copy(deep=True)
+    settings.api.warm_up_reads_s = 4.0
+    services = prepare_services(settings, embedder)
+    services.store = recording = _Recording(services.store)
+    try:
+        await services.warm_up()
+        assert services.readiness.timings["warm_plans_s"] > 0, services.readiness.timings
+        assert await digest_project(store, largest[0]["name"]) == before
+        warm = set(recording.seen)
+        trace = 'Traceback (most recent call last):\n  File "export.py", line 9\nTimeoutError'
+        environment = EnvironmentInput(os="linux", runtime="python", runtime_version="3.12")
+        everything = RecallFilters(memory_types=MEMORY_TYPES)  # planContext's default
+        for error, stated, filters in (
+            (None, None, everything),
+            (trace, environment, replace(everything, review=NOT_REVIEWING)),
+        ):
+            recording.seen.clear()
+            req = PlanRequest(
+                project=project,
+                goal="make the nightly export finish in time",
+                description="it runs past six" if error else None,
+                error=error,
+                environment=stated,
+                require_verified=stated is not None,
+                filters=filters,
+                abstain_below=0.0,
+            )
+            planned = await plan_context(services, req)
+            assert planned.recall.hits or planned.considered is not None
+            assert recording.seen and recording.seen <= warm, recording.seen - warm
+    finally:
+        await services.close()
+
+
 def _group(size: int) -> int:
     """The group Neo4j counts a list parameter's size in for its plan cache (1, 2-10,
     11-100, 101-1,000, ...): probed on the server (docs/benchmarks.md, issue 23)."""
@@ -152,9 +210,10 @@ async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_ma
 ) -> None:
     """A GraphQL recall that selects neither `previous`/`next` nor `conflicts`, and every
     planContext, asks the expansion without them; a question of one line has no title
-    vector: each is another query text. The warm-up asks them all (whether or not the
-    store's episodes have title vectors), so a fresh server's first short question is not
-    the one that plans them."""
+    vector; a caller who may not review the project asks with the review filter: each is
+    another query text. The warm-up asks them all (whether or not the store's episodes
+    have title vectors), so a fresh server's first short question is not the one that
+    plans them."""
     from metisgraph.graph.recall import recall
     from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
 
@@ -162,21 +221,23 @@ async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_ma
     await _stored(store, project, 5, "the nightly export timed out ", vector)  # no titles
     warm = _Recording(store)
     await warm_reads(warm, 0.01)
-    for steps in (False, True):
-        for title in (None, vector):  # one line, or several
-            for error in (None, vector):  # with an error or without
-                asked = _Recording(store)
-                question = RecallRequest(
-                    projects=(project,),
-                    text="the nightly export timed out again",
-                    error_keys=("python:TimeoutError:<*>",) if error else (),
-                    steps=steps,
-                    conflicts=steps,
-                )
-                vectors = QuestionVectors(vector, title=title, error=error)
-                outcome = await recall(asked, question, vectors)
-                assert outcome.hits
-                assert asked.seen and asked.seen <= warm.seen, (steps, title is None, error is None)
+    callers = (RecallFilters(), RecallFilters(review=NOT_REVIEWING))  # may review, or not
+    # a title: a question of several lines; an error vector: a question with an error
+    for steps, title, error, filters in itertools.product(
+        (False, True), (None, vector), (None, vector), callers
+    ):
+        asked = _Recording(store)
+        question = RecallRequest(
+            projects=(project,),
+            text="the nightly export timed out again",
+            error_keys=("python:TimeoutError:<*>",) if error else (),
+            filters=filters,
+            steps=steps,
+            conflicts=steps,
+        )
+        outcome = await recall(asked, question, QuestionVectors(vector, title=title, error=error))
+        assert outcome.hits
+        assert asked.seen and asked.seen <= warm.seen, (steps, title, error, filters)
 
 
 @pytest.mark.anyio

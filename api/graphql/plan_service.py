@@ -8,7 +8,9 @@ the planning prompt, within the caller's token budget.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import anyio
@@ -20,11 +22,12 @@ from metisgraph.api.graphql.prompt_tokens import prompt_tokenizer
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.graphql.snippet_service import search
 from metisgraph.api.services import Services
-from metisgraph.graph import RECALLABLE_REVIEW, RecallFilters, RecallOutcome
+from metisgraph.graph import MEMORY_TYPES, RECALLABLE_REVIEW, RecallFilters, RecallOutcome
+from metisgraph.graph.warm_reads import NOT_REVIEWING
 from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.question import MAX_CONTEXT_TOOLS, Question, QuestionError, check_names
 
-__all__ = ["MAX_BUDGET", "MAX_PLAN_K", "PlanRequest", "Planned", "plan_context"]
+__all__ = ["MAX_BUDGET", "MAX_PLAN_K", "PlanRequest", "Planned", "plan_context", "warm_plans"]
 
 MAX_PLAN_K = 50
 MAX_BUDGET = 100_000
@@ -137,3 +140,43 @@ async def plan_context(services: Services, req: PlanRequest) -> Planned:
     except BudgetTooSmall as error:
         raise UserError(str(error)) from None
     return Planned(fitted, memories, recalled, tokenizer.name)
+
+
+# planContext's own first use, asked at start-up after recall's warm-up reads: a question's
+# preparation and embedding (recall's warm-up brings its own vectors), the snippet search's
+# reads and the prompt's tokenizer. A fresh server's first plans took 0.2-0.7 s each (10k
+# bench store) while its recall was warm. A trace as the caller's error: its error vector
+# and its names switch recall's channels on.
+_WARM_ERROR = (
+    'Traceback (most recent call last):\n  File "warm_up.py", line 1, in <module>\n'
+    "KeyError: 'metisgraph-warm-up'"
+)
+_WARM_ENVIRONMENT = EnvironmentInput(os="linux", runtime="python", runtime_version="3.11")
+
+
+async def warm_plans(services: Services, project: str, texts: Sequence[str]) -> int:
+    """Ask planContext of stored episodes' ``texts`` (each a goal) as its callers' requests
+    come by default (every memory type), in every combination of what switches its
+    queries' text: a goal of one line or several (a title vector), a caller's error (its
+    vector and names), a caller who may not review (pending memories left out); with an
+    error, also an environment and verified snippets only — the snippet search's every
+    read. Returns the plans asked. With a fixed abstention threshold: no project's gate
+    is measured (and kept) by a warm-up; reads only."""
+    everything = replace(RecallFilters(), memory_types=MEMORY_TYPES)  # plan_types._filters
+    callers = (everything, replace(everything, review=NOT_REVIEWING))
+    asked = 0
+    for n, (lines, error, filters) in enumerate(itertools.product((1, 2), (False, True), callers)):
+        goal = texts[n % len(texts)]
+        req = PlanRequest(
+            project=project,
+            goal=goal,
+            description=texts[(n + 1) % len(texts)] if lines > 1 else None,
+            error=_WARM_ERROR if error else None,
+            environment=_WARM_ENVIRONMENT if error else None,
+            require_verified=error,
+            filters=filters,
+            abstain_below=0.0,
+        )
+        await plan_context(services, req)
+        asked += 1
+    return asked
