@@ -50,6 +50,11 @@ class Channel:
     # It reaches episodes through a node they share (an error, a symbol, a tag, a tool, an
     # environment): it reads at most the settings' `fanout` episodes a node ($<name>_fanout).
     fans_out: bool = False
+    # Its parameters when the question names nothing for it: asked anyway (its query then
+    # matches nothing), so that a question sends the same query text whatever it names.
+    # Each combination of channels was a query of its own for Neo4j to plan (~0.2-0.5 s on
+    # its first use, the warm-up asking them all); None: left out when it has nothing.
+    nothing: Params | None = None
 
     @property
     def query(self) -> str:
@@ -177,6 +182,7 @@ CHANNELS: tuple[Channel, ...] = (
         asks=_symbols,
         about="the same classes, modules, files (weighted by where they occur)",
         fans_out=True,
+        nothing={"symbols": []},
     ),
     Channel(
         name="tags",
@@ -187,6 +193,7 @@ CHANNELS: tuple[Channel, ...] = (
         asks=_tags,
         about="tags asked for, or named in the question",
         fans_out=True,
+        nothing={"tags": [], "words": []},
     ),
     Channel(
         name="tools",
@@ -197,6 +204,7 @@ CHANNELS: tuple[Channel, ...] = (
         asks=_tools,
         about="tools asked for",
         fans_out=True,
+        nothing={"tools": []},
     ),
     Channel(
         name="environment",

@@ -111,6 +111,7 @@ _NAME_LISTS: dict[str, dict[str, Any]] = {
     "symbols": {"symbols": {"name": LIST_FILLER, "weight": 0.0}},
     "tags": {"tags": LIST_FILLER, "words": LIST_FILLER},
     "tools": {"tools": LIST_FILLER},
+    "environment": {"packages": [LIST_FILLER, LIST_FILLER]},  # a [name, version] pair
 }
 
 
@@ -164,6 +165,8 @@ def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_in
         if (c.vector is None) != (vectors is None) or not weight(req.settings, c.name):
             continue
         params = c.asks(req, vectors)
+        if params is None and vectors is None:
+            params = c.nothing
         if params is None:
             continue
         if c.kind == "fulltext":  # the terms alone, and within the projects' scope

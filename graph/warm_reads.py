@@ -21,6 +21,7 @@ from typing import Any
 from metisgraph.graph.recall import recall
 from metisgraph.graph.recall_request import (
     RECALLABLE_REVIEW,
+    EnvironmentQuery,
     QuestionVectors,
     RecallFilters,
     RecallRequest,
@@ -41,64 +42,51 @@ _LANES = 2
 _TEXTS = 4  # kept for the caller's own warm-up (api/graphql/plan_service.warm_plans)
 
 
-# What a question may hold that switches a channel on (graph/channel_registry.py: errors,
-# symbols, tags/words, tools): each combination sends recall's channels as another query
-# text, which Neo4j plans on its first use. Questions made of stored episodes hold none of
-# them, so a pasted trace (errors, symbols, words, tools) found its combination unplanned:
-# its first ask spent 150-350 ms more in the channels than its second (10k bench store).
-# A list's size counts too, by group (graph/channels.py fills every name list to at least
-# LIST_GROUP entries, so up to 100 names are one group): a long question's words (up to
-# 200) are the one list that goes past it, so each shape with words is asked twice.
-_SWITCHES = ("errors", "symbols", "words", "tools")
+# What switches the text of the query a question sends, each combination planned by Neo4j
+# on its first use (~0.2-0.5 s; the first ask of a pasted trace spent 150-350 ms more in the
+# channels than its second, 10k bench store):
+#  * the channels that need no vector (one union): the environment channel, asked only
+#    when the caller states one; the words past the first size group of a list (channels.py
+#    fills every name list to LIST_GROUP entries, so up to 100 names are one group; a long
+#    question's words go past it). The other name channels (symbols, tags, tools) are asked
+#    whatever the question names (channel_registry.py `nothing`): no switch.
+#  * the vector channels (the other union): a title vector (a question of more than one
+#    line) and an error vector (a question with an error) each add a search.
+#  * both: the review filter of a caller who may not review the project (pending memories
+#    left out; api/graphql/context.py `recallable`) — the usual caller of a service with
+#    keys.
+#  * the expansion: a hit's neighbouring steps, read only when the document shows them
+#    (`previous`/`next`; a GraphQL recall that selects neither, and every planContext).
+# Eight questions hold every text of each: for both callers, with an error (and an
+# environment) or without, "full" (steps, conflicts, a title) or "bare" (none, and past the
+# first size group of words). Before the name channels were always asked, 52 shapes took
+# ~22 s of a fresh JVM's planning; the warm-up had asked 24 and missed the bare ones, so a
+# fresh server's first short question planned its expansion and union (~1.2 s).
 _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
 _MANY_WORDS = 101  # the next group of a list's size
-
-
-# More things switch a query's text. What a caller's document selects: a hit's
-# neighbouring steps are read only when shown (`previous`/`next`), its conflicts only when
-# selected — a GraphQL recall that selects neither, and every planContext, asks another
-# expansion. A question of one line has no title vector: the dense channels' union has no
-# title search. The warm-up asked only with both, so a fresh server's first short
-# question planned the expansion and the dense union (~1.2 s on the 10k bench store, its
-# first answer). A question is asked "full" (steps, conflicts, a title) or "bare" (none):
-# the dense union's text changes with the title and the error vector only, the
-# expansion's with the steps only, so the bare variant is needed for the plain question
-# and the errors-only one (26 shapes; asking all 24 both ways took twice the time).
-# And a caller who may not review the project never sees pending memories: every channel
-# carries the review filter (api/graphql/context.py `recallable`) — the usual caller of a
-# service with keys. Every shape is asked for both callers.
-_BARE_WITH = frozenset({"errors"})
+_ENVIRONMENT = EnvironmentQuery(os="linux", runtime="python", runtime_version="3.11")
 NOT_REVIEWING = tuple(s for s in RECALLABLE_REVIEW if s != "pending")  # what such a caller sees
 _CALLERS = (RecallFilters(), RecallFilters(review=NOT_REVIEWING))
 
 
-def question_shapes(
-    row: Mapping[str, Any], k: int
-) -> Iterator[tuple[RecallRequest, QuestionVectors]]:
-    """One question (a stored episode's text and vectors) in every combination of the
-    switches, each naming something no memory holds, with words also past the first size
-    group, full, and bare where that changes a query (``_BARE_WITH``), for a caller who
-    reviews and one who does not (``_CALLERS``): the channels' and
-    the expansion's queries of each combination are planned, and the answers are those of
-    the plain question."""
-    for filters, mask in itertools.product(_CALLERS, range(1 << len(_SWITCHES))):
-        on = {name for bit, name in enumerate(_SWITCHES) if mask >> bit & 1}
-        thing = (_NOTHING,) if on else ()
-        for words in (thing, (_NOTHING,) * _MANY_WORDS) if "words" in on else ((),):
-            for full in (True, False) if on <= _BARE_WITH else (True,):
-                req = RecallRequest(
-                    projects=(row["project"],),
-                    text=row["text"],
-                    k=k,
-                    error_keys=thing if "errors" in on else (),
-                    symbols=thing if "symbols" in on else (),
-                    words=words,
-                    tools=thing if "tools" in on else (),
-                    filters=filters,
-                    steps=full,
-                    conflicts=full,
-                )
-                yield req, _vectors(row, full, error="errors" in on)
+def question_shapes(row: Mapping[str, Any], k: int) -> Iterator[Shape]:
+    """One question (a stored episode's text and vectors) in each shape that sends another
+    query text (see above), naming only things no memory holds: the channels' and the
+    expansion's queries of each are planned, and the answers are those of the plain
+    question."""
+    for filters, error, full in itertools.product(_CALLERS, (False, True), (True, False)):
+        req = RecallRequest(
+            projects=(row["project"],),
+            text=row["text"],
+            k=k,
+            error_keys=(_NOTHING,) if error else (),
+            words=() if full else (_NOTHING,) * _MANY_WORDS,
+            environment=_ENVIRONMENT if error else None,
+            filters=filters,
+            steps=full,
+            conflicts=full,
+        )
+        yield req, _vectors(row, full, error=error)
 
 
 def _vectors(row: Mapping[str, Any], full: bool, *, error: bool = False) -> QuestionVectors:
@@ -151,7 +139,7 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
         if rows:
             done.project = rows[0]["project"]
             done.texts = tuple(row["text"] for row in rows[:_TEXTS] if row["text"])
-            # Every shape of question first, whatever the budget (52 questions, a few
+            # Every shape of question first, whatever the budget (8 questions, a few
             # seconds): each is a query of its own for Neo4j to plan. Finding the episodes
             # may take the whole budget on a store of many projects, and a warm-up that
             # asks nothing warms nothing.

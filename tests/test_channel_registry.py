@@ -94,7 +94,8 @@ def test_a_channel_is_asked_in_the_round_trip_its_vector_says() -> None:
     req = RecallRequest(("p",), "leak in worker", symbols=("Worker",), tags=("os:linux",))
     lexical = _lexical_plan(req, 5)
     dense = _dense_plan(req, QuestionVectors([1.0]), 5, True)
-    assert set(lexical) == {"fulltext", "context_text", "symbols", "tags"}
+    # tools named nothing: asked anyway, matching nothing (one query text for every question)
+    assert set(lexical) == {"fulltext", "context_text", "symbols", "tags", "tools"}
     assert _asked(dense) == {"vector", "title", "context"}  # no error: no errors channel
     for name in (*lexical, *_asked(dense)):
         assert (channel(name).vector is None) == (name in lexical)
@@ -132,3 +133,22 @@ def test_the_architecture_doc_shows_every_registered_channel_as_registered() -> 
         assert (c.vector or "—") == vector, c.name
         assert float(weighs) == c.weight, c.name
         assert (alone == "yes") == c.alone, c.name
+
+
+def test_a_question_sends_one_lexical_query_text_whatever_names_it_holds() -> None:
+    """Symbols, tags and tools are asked whatever the question names (their lists filled
+    with a value no node holds): each combination was a query text of its own, planned by
+    Neo4j on its first use. The environment, stated or not, still switches its channel."""
+    from metisgraph.graph.channels import combined
+    from metisgraph.graph.recall_request import EnvironmentQuery
+
+    plain = RecallRequest(("p",), "leak in worker")
+    named = RecallRequest(
+        ("p",), "leak in worker", symbols=("Worker",), tags=("os:linux",), tools=("pytest",)
+    )
+    texts = {combined(_lexical_plan(req, 5), req)[0].text for req in (plain, named)}
+    assert len(texts) == 1
+    params = combined(_lexical_plan(plain, 5), plain)[1]
+    assert len(params["tools_tools"]) == len(params["symbols_symbols"]) == 11  # one size group
+    stated = RecallRequest(("p",), "leak", environment=EnvironmentQuery(os="linux"))
+    assert combined(_lexical_plan(stated, 5), stated)[0].text not in texts
