@@ -59,9 +59,9 @@ class ApiSettings(BaseSettings):
     warm_up_retry_s: float = Field(
         default=1.0, gt=0, description="First wait before a failed start-up is tried again"
     )
-    # 40 s: the warm-up first plans every query text a caller's question can send (52 shapes,
-    # ~22 s of a fresh JVM's planning on the 10k bench store), then asks stored episodes'
-    # questions two at a time until Neo4j's JIT is warm; ready at ~48 s (docs/benchmarks.md).
+    # 40 s: the warm-up first plans every query text a caller's question can send (8 shapes,
+    # ~14 s of a fresh JVM's planning on the 10k bench store), then asks stored episodes'
+    # questions two at a time while Neo4j's JIT warms; ready at ~48 s (docs/benchmarks.md).
     warm_up_reads_s: float = Field(
         default=40.0,
         ge=0,
