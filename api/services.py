@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -57,6 +57,8 @@ _CONNECTIONS_PER_SLOT = 4
 # another dimension's). An operator acts (re-embed, or the store's model) and restarts.
 LASTING = (ModelChanged, SchemaMismatch)
 
+WarmPlans = Callable[["Services", str, tuple[str, ...]], Awaitable[int]]
+
 
 @dataclass
 class Readiness:
@@ -95,6 +97,9 @@ class Services:
     started_embedded: bool = False
     reembed_progress: ReembedProgress = field(default=_log_progress)
     made_at: float = field(default_factory=time.monotonic)
+    # planContext's start-up asks (api/graphql/plan_service.warm_plans), set by the HTTP
+    # app: after recall's warm-up reads, given the project and the texts they asked about.
+    warm_plans: WarmPlans | None = None
 
     @property
     def vector_filters(self) -> bool:
@@ -120,13 +125,13 @@ class Services:
             raise
 
     async def _warm_plans(self, project: str, texts: tuple[str, ...]) -> None:
-        """planContext asked of stored episodes (api/graphql/plan_service.warm_plans); a
-        failure ends it and never fails the start, as a failing warm-up read does."""
-        from metisgraph.api.graphql.plan_service import warm_plans  # it imports Services
-
+        """planContext asked of stored episodes (``warm_plans``, when set); a failure ends
+        it and never fails the start, as a failing warm-up read does."""
+        if self.warm_plans is None:
+            return
         started = time.perf_counter()
         try:
-            plans = await warm_plans(self, project, texts)
+            plans = await self.warm_plans(self, project, texts)
         except Exception as error:
             log.warning("warm-up plans stopped: %s", type(error).__name__)
             return

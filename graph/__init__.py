@@ -105,7 +105,7 @@ if typing.TYPE_CHECKING:
     )
     from metisgraph.graph.vectors import Vector
     from metisgraph.graph.verification import record_failure, record_pass
-    from metisgraph.graph.warm_reads import WarmReads, warm_reads
+    from metisgraph.graph.warm_reads import NOT_REVIEWING, WarmReads, warm_reads
     from metisgraph.graph.writes import (
         WriteBatch,
         existing_environment_keys,
@@ -124,6 +124,7 @@ __all__ = [
     "GRAPH_MIGRATIONS",
     "IMPORTED",
     "MEMORY_TYPES",
+    "NOT_REVIEWING",
     "PRESETS",
     "RECALLABLE_REVIEW",
     "TIERS",

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from metisgraph.graph import RecallFilters, digest_project, warm_reads
+from metisgraph.graph import NOT_REVIEWING, RecallFilters, digest_project, warm_reads
 from metisgraph.graph.store import GraphStore
-from metisgraph.graph.warm_reads import NOT_REVIEWING
 
 DIMENSIONS = 384
 
@@ -103,7 +102,7 @@ async def test_a_fresh_server_asks_plan_context_before_ready_and_a_plan_meets_it
     error and an environment) are asked at start-up after recall's, reads only: a plan
     asked after it sends no statement the warm-up did not. (A fixed abstention threshold:
     a project's gate is read once a process, and a warm-up keeps none.)"""
-    from metisgraph.api.graphql.plan_service import PlanRequest, plan_context
+    from metisgraph.api.graphql.plan_service import PlanRequest, plan_context, warm_plans
     from metisgraph.api.services import prepare_services
     from metisgraph.graph import MEMORY_TYPES
     from metisgraph.ingest import EnvironmentInput
@@ -118,6 +117,7 @@ async def test_a_fresh_server_asks_plan_context_before_ready_and_a_plan_meets_it
     settings = app_settings.model_copy(deep=True)
     settings.api.warm_up_reads_s = 4.0
     services = prepare_services(settings, embedder)
+    services.warm_plans = warm_plans  # as the HTTP app sets it
     services.store = recording = _Recording(services.store)
     try:
         await services.warm_up()

@@ -22,8 +22,13 @@ from metisgraph.api.graphql.prompt_tokens import prompt_tokenizer
 from metisgraph.api.graphql.recall_service import answer
 from metisgraph.api.graphql.snippet_service import search
 from metisgraph.api.services import Services
-from metisgraph.graph import MEMORY_TYPES, RECALLABLE_REVIEW, RecallFilters, RecallOutcome
-from metisgraph.graph.warm_reads import NOT_REVIEWING
+from metisgraph.graph import (
+    MEMORY_TYPES,
+    NOT_REVIEWING,
+    RECALLABLE_REVIEW,
+    RecallFilters,
+    RecallOutcome,
+)
 from metisgraph.ingest import EnvironmentInput
 from metisgraph.ingest.question import MAX_CONTEXT_TOOLS, Question, QuestionError, check_names
 

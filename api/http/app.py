@@ -21,6 +21,7 @@ from starlette.types import ASGIApp
 
 from metisgraph.api.auth import TokenTable, parse_tokens
 from metisgraph.api.graphql.maintain_service import maintain_periodically
+from metisgraph.api.graphql.plan_service import warm_plans
 from metisgraph.api.graphql.schema import build_schema
 from metisgraph.api.http.authenticate import Authenticated
 from metisgraph.api.http.bodies import BodyRead
@@ -133,6 +134,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
         services = prepare_services(settings, embedder, retry_s=settings.api.neo4j_retry_s)
+        services.warm_plans = warm_plans  # planContext's own reads, before ready
         try:
             async with anyio.create_task_group() as tasks, mcp.session_manager.run():
                 if wait_ready:
