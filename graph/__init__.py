@@ -76,6 +76,7 @@ if typing.TYPE_CHECKING:
         ALL_OUTCOMES,
         DEFAULT_MEMORY_TYPES,
         MEMORY_TYPES,
+        NOT_REVIEWING,
         RECALLABLE_REVIEW,
         EnvironmentQuery,
         QuestionVectors,
@@ -105,7 +106,7 @@ if typing.TYPE_CHECKING:
     )
     from metisgraph.graph.vectors import Vector
     from metisgraph.graph.verification import record_failure, record_pass
-    from metisgraph.graph.warm_reads import NOT_REVIEWING, WarmReads, warm_reads
+    from metisgraph.graph.warm_reads import WarmReads, warm_reads
     from metisgraph.graph.writes import (
         WriteBatch,
         existing_environment_keys,

@@ -36,6 +36,9 @@ DEFAULT_MEMORY_TYPES = ("episode",)
 # Rejected memory is not among them: it never comes back (every channel asks for
 # `recallable` episodes, and a rejection makes an episode or a snippet unrecallable).
 RECALLABLE_REVIEW = ("unreviewed", "pending", "approved")
+# What a caller who may not review the project sees: pending memories (risky, waiting for a
+# reviewer) left out (api/graphql/context.py `recallable`; graph/warm_reads.py asks with it).
+NOT_REVIEWING = tuple(s for s in RECALLABLE_REVIEW if s != "pending")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 from metisgraph.graph.recall import recall
 from metisgraph.graph.recall_request import (
-    RECALLABLE_REVIEW,
+    NOT_REVIEWING,
     EnvironmentQuery,
     QuestionVectors,
     RecallFilters,
@@ -31,7 +31,7 @@ from metisgraph.graph.store import GraphStore
 Row = dict[str, Any]
 Shape = tuple[RecallRequest, QuestionVectors]
 
-__all__ = ["NOT_REVIEWING", "WarmReads", "question_shapes", "warm_reads"]
+__all__ = ["WarmReads", "question_shapes", "warm_reads"]
 
 log = logging.getLogger("metisgraph.warm")
 
@@ -65,7 +65,6 @@ _TEXTS = 4  # kept for the caller's own warm-up (api/graphql/plan_service.warm_p
 _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
 _MANY_WORDS = 101  # the next group of a list's size
 _ENVIRONMENT = EnvironmentQuery(os="linux", runtime="python", runtime_version="3.11")
-NOT_REVIEWING = tuple(s for s in RECALLABLE_REVIEW if s != "pending")  # what such a caller sees
 _CALLERS = (RecallFilters(), RecallFilters(review=NOT_REVIEWING))
 
 

@@ -13,7 +13,7 @@ from metisgraph.api.auth import ANONYMOUS, Caller, Forbidden
 from metisgraph.api.keys import QuotaExceeded, reserve_records
 from metisgraph.api.scopes import Scope, required
 from metisgraph.api.services import Services
-from metisgraph.graph import RECALLABLE_REVIEW, RecallFilters
+from metisgraph.graph import NOT_REVIEWING, RecallFilters
 
 __all__ = ["Context", "Info", "NotReady", "TooMany", "UserError"]
 
@@ -73,7 +73,8 @@ class Context:
         wanted = list(projects)
         if all(self.caller.allows(p, Scope.review) for p in wanted):
             return filters
-        kept = tuple(s for s in (filters.review or RECALLABLE_REVIEW) if s != "pending")
+        asked = filters.review
+        kept = tuple(s for s in asked if s != "pending") if asked else NOT_REVIEWING
         if not kept:
             self.caller.require(wanted, Scope.review)
         return replace(filters, review=kept)
