@@ -165,7 +165,7 @@ def _plan(req: RecallRequest, vectors: QuestionVectors | None, limit: int, in_in
         if (c.vector is None) != (vectors is None) or not weight(req.settings, c.name):
             continue
         params = c.asks(req, vectors)
-        if params is None and vectors is None:
+        if params is None:
             params = c.nothing
         if params is None:
             continue

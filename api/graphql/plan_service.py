@@ -167,7 +167,7 @@ async def warm_plans(services: Services, project: str, texts: Sequence[str]) -> 
     error, also an environment and verified snippets only — the snippet search's every
     read. Returns the plans asked. With a fixed abstention threshold: no project's gate
     is measured (and kept) by a warm-up; reads only."""
-    everything = replace(RecallFilters(), memory_types=MEMORY_TYPES)  # plan_types._filters
+    everything = RecallFilters(memory_types=MEMORY_TYPES)  # as plan_types' default
     callers = (everything, replace(everything, review=NOT_REVIEWING))
     asked = 0
     for n, (lines, error, filters) in enumerate(itertools.product((1, 2), (False, True), callers)):
