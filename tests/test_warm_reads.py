@@ -36,6 +36,16 @@ async def _stored(store: Any, project: str, count: int, summary: str, vector: li
     )
 
 
+async def _largest_project(store: Any) -> str:
+    """The project the warm-up asks about: the one with the most episodes."""
+    rows = await store.run_text(
+        "MATCH (p:Project) RETURN p.name AS name "
+        "ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1",
+        read=True,
+    )
+    return str(rows[0]["name"])
+
+
 @pytest.mark.slow(12)
 @pytest.mark.anyio
 async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
@@ -44,16 +54,12 @@ async def test_warm_reads_ask_recall_of_stored_episodes_and_write_nothing(
     await _stored(store, project, 40, "the worker ran out of memory ", _vector())
     done = await warm_reads(store, 0.0)
     assert done.questions == 0  # no budget, no question
-    largest = await store.run_text(
-        "MATCH (p:Project) RETURN p.name AS name "
-        "ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1",
-        read=True,
-    )
-    before = await digest_project(store, largest[0]["name"])
+    largest = await _largest_project(store)
+    before = await digest_project(store, largest)
     done = await warm_reads(store, 1.5)
-    assert done.questions >= 1 and done.project == largest[0]["name"]
+    assert done.questions >= 1 and done.project == largest
     assert done.seconds < 1.5 + 60.0  # the question under way when the budget ran out ends
-    assert await digest_project(store, largest[0]["name"]) == before
+    assert await digest_project(store, largest) == before
 
 
 @pytest.mark.slow
@@ -108,12 +114,8 @@ async def test_a_fresh_server_asks_plan_context_before_ready_and_a_plan_meets_it
     from metisgraph.ingest import EnvironmentInput
 
     await _stored(store, project, 8, "the nightly export timed out ", _vector())
-    largest = await store.run_text(
-        "MATCH (p:Project) RETURN p.name AS name "
-        "ORDER BY COUNT { (:Episode {project: p.name}) } DESC LIMIT 1",
-        read=True,
-    )
-    before = await digest_project(store, largest[0]["name"])
+    largest = await _largest_project(store)
+    before = await digest_project(store, largest)
     settings = app_settings.model_copy(deep=True)
     settings.api.warm_up_reads_s = 4.0
     services = prepare_services(settings, embedder)
@@ -122,7 +124,7 @@ async def test_a_fresh_server_asks_plan_context_before_ready_and_a_plan_meets_it
     try:
         await services.warm_up()
         assert services.readiness.timings["warm_plans_s"] > 0, services.readiness.timings
-        assert await digest_project(store, largest[0]["name"]) == before
+        assert await digest_project(store, largest) == before
         warm = set(recording.seen)
         trace = 'Traceback (most recent call last):\n  File "export.py", line 9\nTimeoutError'
         environment = EnvironmentInput(os="linux", runtime="python", runtime_version="3.12")
