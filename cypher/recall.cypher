@@ -464,7 +464,7 @@ RETURN EXISTS {
 // `recall_no_steps`: two lookups a hit fewer.
 // Instants come back as microseconds since the epoch (graph/rows.moment_of_micros): the
 // driver builds each DateTime in pure Python (~0.1 ms apiece, ~60 per recall).
-// {{keys}}: `recall_keys`, the keys asked and the conflict partners of the first $linked_of.
+// {{keys}}: `recall_keys`, the keys asked and the conflict partners of those in $linked.
 {{keys}}
 MATCH (e:Episode {project: key.project, id: key.id})
 OPTIONAL MATCH (t:Task {project: e.project})-[:HAS_EPISODE]->(e)
@@ -571,13 +571,13 @@ RETURN key.project AS project, key.id AS id,
 // name: recall_keys
 // mode: read
 // A slot's text (recall_expand, episode_similarities): each key of $keys, and the
-// recallable episodes the first $linked_of of them CONTRADICT or SUPERSEDE either way —
-// the conflict partners recall shows beside its best hits, read in the same round trip.
+// recallable episodes the keys of $linked CONTRADICT or SUPERSEDE either way — the
+// conflict partners recall shows beside its best hits, read in the same round trip.
 CALL () {
   UNWIND $keys AS key
   RETURN key
   UNION
-  UNWIND $keys[..$linked_of] AS key
+  UNWIND $linked AS key
   MATCH (:Episode {project: key.project, id: key.id})-[:CONTRADICTS|SUPERSEDES]-(c:Episode)
   WHERE c.project = key.project AND c.recallable = true
   RETURN {project: c.project, id: c.id} AS key

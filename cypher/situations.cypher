@@ -113,7 +113,7 @@ RETURN e.id AS id ORDER BY e.id LIMIT $limit
 // Each vector is read from the store once, as a value: a pair reading its two nodes'
 // properties read every vector n - 1 times (the read's cost grew with the pairs, 276 for
 // planContext's 24 candidates). {{keys}}: `recall_keys`, the keys and the conflict
-// partners of the first $linked_of.
+// partners of those in $linked.
 {{keys}}
 MATCH (e:Episode {project: key.project, id: key.id})
 WHERE e.embedding IS NOT NULL

@@ -73,7 +73,7 @@ async def similarities(store: GraphStore, keys: Sequence[Key], linked_of: int = 
         return {}
     similar = query("episode_similarities").filled(keys=query("recall_keys").text)
     asked = [{"project": p, "id": i} for p, i in keys]
-    rows = await store.run_query(similar, {"keys": asked, "linked_of": linked_of})
+    rows = await store.run_query(similar, {"keys": asked, "linked": asked[:linked_of]})
     pairs = rows[0]["pairs"] if rows else []
     return {frozenset({(ap, ai), (bp, bi)}): float(s) for ap, ai, bp, bi, s in pairs}
 

@@ -2,13 +2,17 @@
 
 Round trips: one query for every channel, then the expansion of the best candidates (the
 snippets across the bridge included) and their patterns side by side — a fixed number,
-whatever k and whatever the size of the graph.
+whatever k and whatever the size of the graph. On an otherwise idle server the full-text
+channels' own shortlist is expanded while the vector channels are asked (`_Early`), and the
+expansion after the fusion reads only what that left.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import logging
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +28,7 @@ from metisgraph.graph.applicability import (
 )
 from metisgraph.graph.channel_registry import channel
 from metisgraph.graph.channels import (
+    LIST_FILLER,
     ChannelAnswers,
     ChannelFailure,
     gather_channels,
@@ -57,6 +62,7 @@ from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 __all__ = ["Hit", "PatternHit", "RecallOutcome", "newer_first", "recall"]
 
 _M = TypeVar("_M", bound="Hit | PatternHit")
+log = logging.getLogger("metisgraph.recall")
 # What the conflicts among the hits need, read with the expansion: how alike each pair of
 # the shortlist is, each candidate's recorded partners (ids it CONTRADICTS/SUPERSEDES), and
 # every row read: the shortlist and the partners of its first k (most often the hits').
@@ -64,6 +70,11 @@ _Key = tuple[str, str]
 _Sides = tuple[Similarities, dict[_Key, list[str]], dict[_Key, dict[str, Any]]]
 
 _EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
+# A key no episode holds: the expansion's key lists are filled to one length, so that
+# however many keys a read asks it meets the one plan (Neo4j plans a query again for each
+# size group of a list parameter, ~0.3-0.5 s on first use).
+_NO_KEY = {"project": LIST_FILLER, "id": LIST_FILLER}
+_running = 0  # recalls under way in this process: the early expansion's gate (`recall`)
 _TEXT_CHARS = 4000
 _STORED_JSON = ("facts", "action_parameters")  # maps an episode keeps as JSON text
 # recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
@@ -176,29 +187,95 @@ def _abstain(hits: list[Hit], req: RecallRequest) -> Gate:
     return judge(hits, req)
 
 
+def _shortlist(fused: list[Fused], req: RecallRequest) -> list[Fused]:
+    """The fused candidates recall expands, best first: a candidate only weak evidence found
+    (one tag, one tool …) is not returned."""
+    kept = (f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores))
+    return list(itertools.islice(kept, req.k * _EXPAND_EXTRA))
+
+
+def _keys(keys: Sequence[_Key], size: int) -> list[dict[str, str]]:
+    """Keys as the expansion's parameter, filled with `_NO_KEY` to ``size``."""
+    asked = [{"project": p, "id": i} for p, i in keys]
+    return asked + [_NO_KEY] * (size - len(asked))
+
+
+async def _expand_rows(
+    store: GraphStore, req: RecallRequest, keys: Sequence[_Key], linked: Sequence[_Key]
+) -> list[dict[str, Any]]:
+    """recall_expand of ``keys``, and of the conflict partners of ``linked``: its lists
+    filled to k x 3 and k keys, so that every read of a question meets one plan."""
+    steps = query("recall_steps" if req.steps else "recall_no_steps").text
+    expand = with_episode_snippets("recall_expand", steps=steps, keys=query("recall_keys").text)
+    params = {
+        "keys": _keys(keys, req.k * _EXPAND_EXTRA),
+        "linked": _keys(linked, req.k),
+    }
+    return [_with_moments(row) for row in await store.run_query(expand, params)]
+
+
+class _Early:
+    """The expansion of the lexical channels' shortlist, asked while the vector channels are.
+
+    The lexical union answers while the question is embedded; its own shortlist holds most
+    of the final one (11 of 15 on the bench's questions). Expanding those beside the vector
+    union leaves the expansion after it only the rest: a core that would wait does the work
+    first. Asked only when the server is otherwise idle (``recall``): under load the keys
+    that do not make the shortlist are work another caller's question needs."""
+
+    def __init__(
+        self, store: GraphStore, req: RecallRequest, lexical: Awaitable[ChannelAnswers]
+    ) -> None:
+        self.keys: frozenset[_Key] | None = None  # known once the lexical union answered
+        self.task = asyncio.ensure_future(self._read(store, req, lexical))
+
+    async def _read(
+        self, store: GraphStore, req: RecallRequest, lexical: Awaitable[ChannelAnswers]
+    ) -> list[dict[str, Any]] | None:
+        found = await lexical
+        keys = [f.key for f in _shortlist(fuse(found.candidates, req.settings), req)]
+        self.keys = frozenset(keys)
+        if not keys:
+            return []
+        try:
+            return await _expand_rows(store, req, keys, ())
+        except Exception:  # None: `_expand` reads them with the rest
+            log.debug("recall's early expansion failed; read after the channels", exc_info=True)
+            return None
+
+    async def stop(self) -> None:
+        if not self.task.done():
+            self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
 async def _channels(
     store: GraphStore,
     req: RecallRequest,
     vectors: QuestionVectors | Awaitable[QuestionVectors],
     in_index: bool,
     timings: dict[str, float],
-) -> tuple[ChannelAnswers, QuestionVectors]:
-    """Every channel's candidates, and the question's vectors. The channels that need no
-    vector are asked at once, while the vectors are computed: the model keeps one core, the
-    server answers on the other."""
+    speculate: bool,
+) -> tuple[ChannelAnswers, QuestionVectors, _Early | None]:
+    """Every channel's candidates, the question's vectors, and the early expansion when
+    ``speculate``. The channels that need no vector are asked at once, while the vectors
+    are computed: the model keeps one core, the server answers on the other."""
     lexical = asyncio.ensure_future(lexical_channels(store, req))
+    early = _Early(store, req, lexical) if speculate else None
     try:
         waited = time.perf_counter()
         found = vectors if isinstance(vectors, QuestionVectors) else await vectors
         timings["embed_ms"] = (time.perf_counter() - waited) * 1000
+        started = time.perf_counter()
+        answers = await gather_channels(store, req, found, in_index=in_index, lexical=lexical)
     except BaseException:
         lexical.cancel()
         await asyncio.gather(lexical, return_exceptions=True)
+        if early is not None:
+            await early.stop()
         raise
-    started = time.perf_counter()
-    answers = await gather_channels(store, req, found, in_index=in_index, lexical=lexical)
     timings["channels_ms"] = (time.perf_counter() - started) * 1000
-    return answers, found
+    return answers, found, early
 
 
 def _judged(
@@ -225,25 +302,30 @@ async def _expand(
     shortlist: list[Fused],
     answers: ChannelAnswers,
     vector: list[float],
+    early: _Early | None,
 ) -> tuple[list[Hit], list[PatternHit], FeatureTable | None, _Sides]:
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
     merged duplicate folded into its canonical when both were found), their patterns, and
     what their conflicts need: how alike each pair is, each one's recorded partners."""
-    keys = [{"project": p, "id": i} for p, i in (f.key for f in shortlist)]
+    keys = [f.key for f in shortlist]
     # One round trip for the hits and the snippets across the bridge (and the conflict
-    # partners of the first k); patterns beside it, and how alike they all are (a number a
-    # pair: no vector comes back).
-    linked_of = req.k if req.conflicts else 0
-    steps = query("recall_steps" if req.steps else "recall_no_steps").text
-    expand = with_episode_snippets("recall_expand", steps=steps, keys=query("recall_keys").text)
-    alike = similarities(store, [f.key for f in shortlist] if req.conflicts else [], linked_of)
-    rows, patterns, pairs = await asyncio.gather(
-        store.run_query(expand, {"keys": keys, "linked_of": linked_of}),
-        pattern_rows(store, req, keys, vector),
+    # partners of the first k) — those the early expansion did not read; patterns beside
+    # it, and how alike they all are (a number a pair: no vector comes back).
+    sources = keys[: req.k] if req.conflicts else []
+    done = early.keys if early is not None and early.keys is not None else frozenset()
+    rest = [key for key in keys if key not in done]
+    alike = similarities(store, keys if req.conflicts else [], len(sources))
+    reads = asyncio.gather(
+        _expand_rows(store, req, rest, sources) if rest or sources else _nothing(),
+        pattern_rows(store, req, [{"project": p, "id": i} for p, i in keys], vector),
         alike,
+        early.task if early is not None and done else _nothing(),
     )
-    read = {(r["project"], r["id"]): r for r in map(_with_moments, rows)}
-    asked = {f.key for f in shortlist}
+    rows, patterns, pairs, first = await reads
+    if first is None:  # the early read failed: its keys read now
+        rows += await _expand_rows(store, req, [key for key in keys if key in done], ())
+    read = {(r["project"], r["id"]): r for r in [*(first or ()), *rows]}
+    asked = set(keys)
     linked = {key: r.get("linked") or [] for key, r in read.items() if key in asked}
     by_key = {key: r for key, r in read.items() if key in asked and _in_tiers(r, req)}
     now = datetime.now(UTC)
@@ -256,6 +338,10 @@ async def _expand(
     hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)
     return hits, patterns_for(patterns, hits), table, (pairs, linked, read)
+
+
+async def _nothing() -> list[dict[str, Any]]:
+    return []
 
 
 def _ranked(
@@ -327,13 +413,32 @@ async def recall(
     vectors: QuestionVectors | Awaitable[QuestionVectors],
     *,
     in_index: bool = True,
+    speculate: bool | None = None,
 ) -> RecallOutcome:
     """Answer a recall request: what the API shows, each hit saying why it ranked there.
 
     ``vectors``: the question's embeddings, or their computation (awaited while the
     channels that need no vector are asked). ``in_index``: the server filters inside its
-    vector indexes (else they are over-fetched).
+    vector indexes (else they are over-fetched). ``speculate``: expand the lexical
+    channels' shortlist while the vector channels are asked (`_Early`); None: when no other
+    recall is under way in this process.
     """
+    global _running
+    _running += 1
+    try:
+        early = _running == 1 if speculate is None else speculate
+        return await _recall(store, req, vectors, in_index, early)
+    finally:
+        _running -= 1
+
+
+async def _recall(
+    store: GraphStore,
+    req: RecallRequest,
+    vectors: QuestionVectors | Awaitable[QuestionVectors],
+    in_index: bool,
+    speculate: bool,
+) -> RecallOutcome:
     timings: dict[str, float] = {}
     if not isinstance(vectors, QuestionVectors):
         vectors = asyncio.ensure_future(vectors)  # embedding while the clocks are read
@@ -344,15 +449,19 @@ async def recall(
             vectors.cancel()
             await asyncio.gather(vectors, return_exceptions=True)
         raise
-    answers, found = await _channels(store, req, vectors, in_index, timings)
+    answers, found, early = await _channels(store, req, vectors, in_index, timings, speculate)
     started = time.perf_counter()
-    fused = fuse(answers.candidates, req.settings)
-    # A candidate only weak evidence found (one tag, one tool …) is not returned.
-    fused = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
-    expanded = time.perf_counter()
-    shortlist, patterns, table, sides = await _expand(
-        store, req, fused[: req.k * _EXPAND_EXTRA], answers, found.text
-    )
+    try:
+        fused = fuse(answers.candidates, req.settings)
+        # A candidate only weak evidence found (one tag, one tool …) is not returned.
+        alone = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
+        expanded = time.perf_counter()
+        shortlist, patterns, table, sides = await _expand(
+            store, req, _shortlist(fused, req), answers, found.text, early
+        )
+    finally:
+        if early is not None:
+            await early.stop()
     hits, patterns = _ranked(shortlist, patterns, req)
     timings["expand_ms"] = (time.perf_counter() - expanded) * 1000
     gate = _abstain(shortlist, req)
@@ -372,7 +481,7 @@ async def recall(
         abstained=reason is not None,
         reason=reason,
         timings=timings,
-        candidates=len(fused),
+        candidates=len(alone),
         warnings=answers.failures,
         patterns=[] if reason else patterns,
         partners=partners,
@@ -400,7 +509,7 @@ async def _partners(
         expand = with_episode_snippets("recall_expand", steps=steps, keys=keys)
         asked = [{"project": p, "id": i} for p, i in found]
         fetched, more = await asyncio.gather(
-            store.run_query(expand, {"keys": asked, "linked_of": 0}),
+            store.run_query(expand, {"keys": asked, "linked": []}),
             similarities(store, [*shown, *found]),
         )
         rows, alike = [_with_moments(row) for row in fetched], alike | more

@@ -43,7 +43,7 @@ async def test_a_hit_reads_at_most_its_cap_of_fix_links(store: Any, project: str
         hit = f"hit{n}"
         await store.run_text(FIXES, {"p": project, "error": f"err{n}", "hit": hit, "n": n,
                                      "at": START})  # fmt: skip
-        params = {"keys": [{"project": project, "id": hit}], "linked_of": 0}
+        params = {"keys": [{"project": project, "id": hit}], "linked": []}
         await store.run_text("CALL db.prepareForReplanning()")
         _, summary, _ = await store.driver.execute_query("PROFILE " + expand.text, params)
         cost[n] = db_hits(summary.profile)

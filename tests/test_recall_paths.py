@@ -12,6 +12,7 @@ import pytest
 from profiles import db_hits
 
 from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
+from metisgraph.graph.channels import LIST_FILLER
 from metisgraph.graph.conflicts import find_conflicts
 from metisgraph.graph.cypher import query
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
@@ -107,7 +108,7 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     request, vectors = _request(project, RecallFilters()), _vectors(embedder)
     computed = asyncio.get_running_loop().create_future()
     counting = _Counting(store.driver, store.database)
-    asked = asyncio.ensure_future(recall(counting, request, computed))
+    asked = asyncio.ensure_future(recall(counting, request, computed, speculate=False))
     await _until(lambda: counting.sent >= 2)
     # The projects' clocks (where the cold tier starts), then the channels that need no
     # vector, asked meanwhile.
@@ -118,6 +119,48 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     assert [h.episode["id"] for h in apart.hits] == [h.episode["id"] for h in together.hits]
     assert [h.channels for h in apart.hits] == [h.channels for h in together.hits]
     assert any("fulltext" in h.channels for h in apart.hits)
+
+
+class _Expanding(GraphStore):
+    """The store, keeping the episodes each of recall's expansions asked for."""
+
+    asked: list[set[tuple[str, str]]]
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        if params and "linked" in params and "AS fixed_by" in text:  # recall_expand
+            keys = params["keys"]  # filled to one length with a key no episode holds
+            self.asked.append({(k["project"], k["id"]) for k in keys if k["id"] != LIST_FILLER})
+        return await super().run_text(text, params, read=read)
+
+
+async def test_the_lexical_shortlist_expanded_early_leaves_the_answer_as_it_was(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """An idle server expands the full-text channels' own shortlist while the question is
+    embedded and the vector channels are asked; the expansion after them reads only the
+    rest, and the answer is the one recall gives without it: the same hits in the same
+    order, each with the same channels, evidence and snippets, and the same conflicts."""
+    await _load(store, embedder, project)
+    request, vectors = RecallRequest(projects=(project,), text=QUESTION, k=5), _vectors(embedder)
+    plain = await recall(store, request, vectors, speculate=False)
+    expanding = _Expanding(store.driver, store.database)
+    expanding.asked = []
+    computed = asyncio.get_running_loop().create_future()
+    asked = asyncio.ensure_future(recall(expanding, request, computed, speculate=True))
+    await _until(lambda: len(expanding.asked) >= 1)
+    assert len(expanding.asked) == 1  # read before the question's vectors are known
+    computed.set_result(vectors)
+    early = await asked
+    assert [vars(h) for h in early.hits] == [vars(h) for h in plain.hits]
+    assert early.conflicts == plain.conflicts and early.candidates == plain.candidates
+    first, *after = expanding.asked
+    hits = {(h.episode["project"], h.episode["id"]) for h in plain.hits}
+    assert hits & first  # the full-text channels found some of the hits
+    for later in after:  # what was read early is not read again
+        assert not (later & first)
+    assert hits <= first.union(*after)
 
 
 @pytest.mark.slow
@@ -207,7 +250,7 @@ async def test_the_similarities_read_reads_each_vector_once(
     text = query("episode_similarities").filled(keys=query("recall_keys").text).text
     body = text.removeprefix("CYPHER 25\n")
     async with store.driver.session(database=store.database) as session:
-        result = await session.run(f"CYPHER 25 PROFILE {body}", {"keys": keys, "linked_of": 0})
+        result = await session.run(f"CYPHER 25 PROFILE {body}", {"keys": keys, "linked": []})
         rows = [r.data() async for r in result]
         summary = await result.consume()
     assert len(rows[0]["pairs"]) == 30 * 29 // 2

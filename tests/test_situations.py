@@ -169,11 +169,13 @@ def test_a_conflict_outside_the_top_k_is_fetched_whole(gql: Any, situations: str
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("early", [False, True])
 async def test_the_partners_of_the_best_hits_are_read_with_their_expansion(
-    store: Any, embedder: Any, situations: str
+    store: Any, embedder: Any, situations: str, early: bool
 ) -> None:
     """The hit's recorded partners (outside the top k = 1) come back in the expansion's
-    round trip, read there for the first k candidates: no round trip after the ranking."""
+    round trip, read there for the first k candidates: no round trip after the ranking —
+    whether or not the full-text shortlist was expanded early (a read before the fusion)."""
     reads: list[str] = []
 
     class Counting(GraphStore):
@@ -186,12 +188,13 @@ async def test_the_partners_of_the_best_hits_are_read_with_their_expansion(
     question = Question(project=situations, query="cannot import name soft_unicode", k=1)
     prepared = prepare_question(question)
     counting = Counting(store.driver, store.database)
-    outcome = await recall(counting, prepared.request, await prepared.vectors(embedder))
+    vectors = await prepared.vectors(embedder)
+    outcome = await recall(counting, prepared.request, vectors, speculate=early)
     [hit] = [h.episode["id"] for h in outcome.hits]
     assert {p.episode["id"] for p in outcome.partners} == PARTNERS[hit]
     assert all(p.previous is None and p.next is None for p in outcome.partners)
     assert {i for c in outcome.conflicts for i in (c.a, c.b)} == {hit, *PARTNERS[hit]}
-    assert sum("fixed_by" in text for text in reads) == 1  # the expansion, once
+    assert sum("fixed_by" in text for text in reads) == 1 + early  # the expansion, once
 
 
 def _sighting(project: str, id_: str, outcome: str, at: str, task: str | None = None) -> Any:
