@@ -3,14 +3,13 @@
 Round trips: one query for every channel, then the expansion of the best candidates (the
 snippets across the bridge included) and their patterns side by side — a fixed number,
 whatever k and whatever the size of the graph. On an otherwise idle server the full-text
-channels' own shortlist is expanded while the vector channels are asked (`_Early`), and the
+channels' own shortlist is expanded while the vector channels are asked (`Early`), and the
 expansion after the fusion reads only what that left.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import logging
 import time
@@ -28,7 +27,6 @@ from metisgraph.graph.applicability import (
 )
 from metisgraph.graph.channel_registry import channel
 from metisgraph.graph.channels import (
-    LIST_FILLER,
     ChannelAnswers,
     ChannelFailure,
     gather_channels,
@@ -53,8 +51,14 @@ from metisgraph.graph.recall_patterns import (
     pattern_rows,
     patterns_for,
 )
+from metisgraph.graph.recall_reads import (
+    Early,
+    expand_rows,
+    shortlist_of,
+    with_moments,
+)
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
-from metisgraph.graph.rows import moment_of_micros, native_value
+from metisgraph.graph.rows import native_value
 from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
@@ -69,17 +73,9 @@ log = logging.getLogger("metisgraph.recall")
 _Key = tuple[str, str]
 _Sides = tuple[Similarities, dict[_Key, list[str]], dict[_Key, dict[str, Any]]]
 
-_EXPAND_EXTRA = 3  # candidates expanded per hit asked for: trust can reorder them
-# A key no episode holds: the expansion's key lists are filled to one length, so that
-# however many keys a read asks it meets the one plan (Neo4j plans a query again for each
-# size group of a list parameter, ~0.3-0.5 s on first use).
-_NO_KEY = {"project": LIST_FILLER, "id": LIST_FILLER}
 _running = 0  # recalls under way in this process: the early expansion's gate (`recall`)
 _TEXT_CHARS = 4000
 _STORED_JSON = ("facts", "action_parameters")  # maps an episode keeps as JSON text
-# recall_expand's instants, sent as epoch microseconds (graph/rows.moment_of_micros)
-_EPISODE_MOMENTS = ("created_at", "last_used_at", "confirmed_at", "active_at")
-_TASK_MOMENTS = ("started_at", "ended_at")
 
 
 @dataclass
@@ -96,20 +92,6 @@ class RecallOutcome:
     partners: list[Hit] = field(default_factory=list)
     gate: Gate | None = None  # what the abstention read and decided (graph/abstention.py)
     features: FeatureTable | None = None  # the shortlist's, when the settings keep them
-
-
-def _with_moments(row: dict[str, Any]) -> dict[str, Any]:
-    """A row of recall_expand with its instants as datetimes."""
-    episode, task = row["episode"], row.get("task")
-    for key in _EPISODE_MOMENTS:
-        episode[key] = moment_of_micros(episode.get(key))
-    if task:
-        for key in _TASK_MOMENTS:
-            task[key] = moment_of_micros(task.get(key))
-    row["clock"] = moment_of_micros(row.get("clock"))
-    for tool in row.get("tools") or []:
-        tool["last_used_at"] = moment_of_micros(tool.get("last_used_at"))
-    return row
 
 
 def _trim(episode: dict[str, Any]) -> dict[str, Any]:
@@ -187,68 +169,6 @@ def _abstain(hits: list[Hit], req: RecallRequest) -> Gate:
     return judge(hits, req)
 
 
-def _shortlist(fused: list[Fused], req: RecallRequest) -> list[Fused]:
-    """The fused candidates recall expands, best first: a candidate only weak evidence found
-    (one tag, one tool …) is not returned."""
-    kept = (f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores))
-    return list(itertools.islice(kept, req.k * _EXPAND_EXTRA))
-
-
-def _keys(keys: Sequence[_Key], size: int) -> list[dict[str, str]]:
-    """Keys as the expansion's parameter, filled with `_NO_KEY` to ``size``."""
-    asked = [{"project": p, "id": i} for p, i in keys]
-    return asked + [_NO_KEY] * (size - len(asked))
-
-
-async def _expand_rows(
-    store: GraphStore, req: RecallRequest, keys: Sequence[_Key], linked: Sequence[_Key]
-) -> list[dict[str, Any]]:
-    """recall_expand of ``keys``, and of the conflict partners of ``linked``: its lists
-    filled to k x 3 and k keys, so that every read of a question meets one plan."""
-    steps = query("recall_steps" if req.steps else "recall_no_steps").text
-    expand = with_episode_snippets("recall_expand", steps=steps, keys=query("recall_keys").text)
-    params = {
-        "keys": _keys(keys, req.k * _EXPAND_EXTRA),
-        "linked": _keys(linked, req.k),
-    }
-    return [_with_moments(row) for row in await store.run_query(expand, params)]
-
-
-class _Early:
-    """The expansion of the lexical channels' shortlist, asked while the vector channels are.
-
-    The lexical union answers while the question is embedded; its own shortlist holds most
-    of the final one (11 of 15 on the bench's questions). Expanding those beside the vector
-    union leaves the expansion after it only the rest: a core that would wait does the work
-    first. Asked only when the server is otherwise idle (``recall``): under load the keys
-    that do not make the shortlist are work another caller's question needs."""
-
-    def __init__(
-        self, store: GraphStore, req: RecallRequest, lexical: Awaitable[ChannelAnswers]
-    ) -> None:
-        self.keys: frozenset[_Key] | None = None  # known once the lexical union answered
-        self.task = asyncio.ensure_future(self._read(store, req, lexical))
-
-    async def _read(
-        self, store: GraphStore, req: RecallRequest, lexical: Awaitable[ChannelAnswers]
-    ) -> list[dict[str, Any]] | None:
-        found = await lexical
-        keys = [f.key for f in _shortlist(fuse(found.candidates, req.settings), req)]
-        self.keys = frozenset(keys)
-        if not keys:
-            return []
-        try:
-            return await _expand_rows(store, req, keys, ())
-        except Exception:  # None: `_expand` reads them with the rest
-            log.debug("recall's early expansion failed; read after the channels", exc_info=True)
-            return None
-
-    async def stop(self) -> None:
-        if not self.task.done():
-            self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
-
 async def _channels(
     store: GraphStore,
     req: RecallRequest,
@@ -256,12 +176,12 @@ async def _channels(
     in_index: bool,
     timings: dict[str, float],
     speculate: bool,
-) -> tuple[ChannelAnswers, QuestionVectors, _Early | None]:
+) -> tuple[ChannelAnswers, QuestionVectors, Early | None]:
     """Every channel's candidates, the question's vectors, and the early expansion when
     ``speculate``. The channels that need no vector are asked at once, while the vectors
     are computed: the model keeps one core, the server answers on the other."""
     lexical = asyncio.ensure_future(lexical_channels(store, req))
-    early = _Early(store, req, lexical) if speculate else None
+    early = Early(store, req, lexical) if speculate else None
     try:
         waited = time.perf_counter()
         found = vectors if isinstance(vectors, QuestionVectors) else await vectors
@@ -302,7 +222,7 @@ async def _expand(
     shortlist: list[Fused],
     answers: ChannelAnswers,
     vector: list[float],
-    early: _Early | None,
+    early: Early | None,
 ) -> tuple[list[Hit], list[PatternHit], FeatureTable | None, _Sides]:
     """The shortlisted candidates as hits, with what recall shows of each, best first (a
     merged duplicate folded into its canonical when both were found), their patterns, and
@@ -316,14 +236,14 @@ async def _expand(
     rest = [key for key in keys if key not in done]
     alike = similarities(store, keys if req.conflicts else [], len(sources))
     reads = asyncio.gather(
-        _expand_rows(store, req, rest, sources) if rest or sources else _nothing(),
+        expand_rows(store, req, rest, sources) if rest or sources else _nothing(),
         pattern_rows(store, req, [{"project": p, "id": i} for p, i in keys], vector),
         alike,
         early.task if early is not None and done else _nothing(),
     )
     rows, patterns, pairs, first = await reads
     if first is None:  # the early read failed: its keys read now
-        rows += await _expand_rows(store, req, [key for key in keys if key in done], ())
+        rows += await expand_rows(store, req, [key for key in keys if key in done], ())
     read = {(r["project"], r["id"]): r for r in [*(first or ()), *rows]}
     asked = set(keys)
     linked = {key: r.get("linked") or [] for key, r in read.items() if key in asked}
@@ -420,7 +340,7 @@ async def recall(
     ``vectors``: the question's embeddings, or their computation (awaited while the
     channels that need no vector are asked). ``in_index``: the server filters inside its
     vector indexes (else they are over-fetched). ``speculate``: expand the lexical
-    channels' shortlist while the vector channels are asked (`_Early`); None: when no other
+    channels' shortlist while the vector channels are asked (`Early`); None: when no other
     recall is under way in this process.
     """
     global _running
@@ -457,7 +377,7 @@ async def _recall(
         alone = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
         expanded = time.perf_counter()
         shortlist, patterns, table, sides = await _expand(
-            store, req, _shortlist(fused, req), answers, found.text, early
+            store, req, shortlist_of(fused, req), answers, found.text, early
         )
     finally:
         if early is not None:
@@ -512,7 +432,7 @@ async def _partners(
             store.run_query(expand, {"keys": asked, "linked": []}),
             similarities(store, [*shown, *found]),
         )
-        rows, alike = [_with_moments(row) for row in fetched], alike | more
+        rows, alike = [with_moments(row) for row in fetched], alike | more
     now = datetime.now(UTC)
     return [_hit(row, Fused((row["project"], row["id"]), 0.0), req, now) for row in rows], alike
 
