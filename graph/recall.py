@@ -25,7 +25,6 @@ from metisgraph.graph.applicability import (
     episode_text,
     snippet_applies,
 )
-from metisgraph.graph.channel_registry import channel
 from metisgraph.graph.channels import (
     ChannelAnswers,
     ChannelFailure,
@@ -54,6 +53,7 @@ from metisgraph.graph.recall_patterns import (
 from metisgraph.graph.recall_reads import (
     Early,
     expand_rows,
+    returnable,
     shortlist_of,
     with_moments,
 )
@@ -372,9 +372,7 @@ async def _recall(
     answers, found, early = await _channels(store, req, vectors, in_index, timings, speculate)
     started = time.perf_counter()
     try:
-        fused = fuse(answers.candidates, req.settings)
-        # A candidate only weak evidence found (one tag, one tool …) is not returned.
-        alone = [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
+        fused = returnable(fuse(answers.candidates, req.settings))
         expanded = time.perf_counter()
         shortlist, patterns, table, sides = await _expand(
             store, req, shortlist_of(fused, req), answers, found.text, early
@@ -401,7 +399,7 @@ async def _recall(
         abstained=reason is not None,
         reason=reason,
         timings=timings,
-        candidates=len(alone),
+        candidates=len(fused),
         warnings=answers.failures,
         patterns=[] if reason else patterns,
         partners=partners,

@@ -5,7 +5,6 @@ own shortlist while the vector channels are asked (`Early`), the rest after the 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from collections.abc import Awaitable, Sequence
 from typing import Any
@@ -19,7 +18,7 @@ from metisgraph.graph.rows import moment_of_micros
 from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["EXPAND_EXTRA", "Early", "expand_rows", "shortlist_of", "with_moments"]
+__all__ = ["EXPAND_EXTRA", "Early", "expand_rows", "returnable", "shortlist_of", "with_moments"]
 
 log = logging.getLogger("metisgraph.recall")
 _Key = tuple[str, str]
@@ -48,11 +47,15 @@ def with_moments(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def shortlist_of(fused: list[Fused], req: RecallRequest) -> list[Fused]:
-    """The fused candidates recall expands, best first: a candidate only weak evidence found
-    (one tag, one tool …) is not returned."""
-    kept = (f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores))
-    return list(itertools.islice(kept, req.k * EXPAND_EXTRA))
+def returnable(fused: list[Fused]) -> list[Fused]:
+    """The fused candidates recall may return, best first: a candidate only weak evidence
+    found (one tag, one tool …) is not returned."""
+    return [f for f in fused if len(f.scores) > 1 or any(channel(n).alone for n in f.scores)]
+
+
+def shortlist_of(candidates: list[Fused], req: RecallRequest) -> list[Fused]:
+    """The returnable candidates recall expands: the best k x 3."""
+    return candidates[: req.k * EXPAND_EXTRA]
 
 
 def _keys(keys: Sequence[_Key], size: int) -> list[dict[str, str]]:
@@ -94,7 +97,7 @@ class Early:
         self, store: GraphStore, req: RecallRequest, lexical: Awaitable[ChannelAnswers]
     ) -> list[dict[str, Any]] | None:
         found = await lexical
-        keys = [f.key for f in shortlist_of(fuse(found.candidates, req.settings), req)]
+        keys = [f.key for f in shortlist_of(returnable(fuse(found.candidates, req.settings)), req)]
         self.keys = frozenset(keys)
         if not keys:
             return []
