@@ -38,7 +38,6 @@ from metisgraph.graph.conflicts import (
     partners_of,
     similarities,
 )
-from metisgraph.graph.cypher import query
 from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.learned_rank import rerank
@@ -55,11 +54,9 @@ from metisgraph.graph.recall_reads import (
     expand_rows,
     returnable,
     shortlist_of,
-    with_moments,
 )
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.rows import native_value
-from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 from metisgraph.graph.trust import evidence, trust_adjustment, trust_factors
 
@@ -423,14 +420,11 @@ async def _partners(
     if all(key in read for key in found):  # neighbouring steps are not shown for a partner
         rows = [{**read[key], "previous": None, "next": None} for key in found]
     else:
-        steps, keys = query("recall_no_steps").text, query("recall_keys").text
-        expand = with_episode_snippets("recall_expand", steps=steps, keys=keys)
-        asked = [{"project": p, "id": i} for p, i in found]
-        fetched, more = await asyncio.gather(
-            store.run_query(expand, {"keys": asked, "linked": []}),
+        rows, more = await asyncio.gather(
+            expand_rows(store, replace(req, steps=False), found, ()),
             similarities(store, [*shown, *found]),
         )
-        rows, alike = [with_moments(row) for row in fetched], alike | more
+        alike = alike | more
     now = datetime.now(UTC)
     return [_hit(row, Fused((row["project"], row["id"]), 0.0), req, now) for row in rows], alike
 
