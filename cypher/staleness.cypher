@@ -72,12 +72,19 @@ CALL (s, requires) {
     UNION
     // `at IS NOT NULL` (every report has one) lets the seek use outcome_report_env_at:
     // without it no index covers the predicates and Neo4j scanned every report of the
-    // store (the 1M derive: stale_facts 0.2 -> 1.0 s a plan by 130k episodes)
-    MATCH (o:OutcomeReport {project: r.project, memory_id: r.id})
-    USING INDEX o:OutcomeReport(project, memory_id, env, at)
-    WHERE o.env IS NOT NULL AND o.at IS NOT NULL AND o.success = true
-      AND o.label = 'Snippet' AND o.applied_project = r.project
-    MATCH (w:Environment {project: r.project, key: o.env})
+    // store (the 1M derive: stale_facts 0.2 -> 1.0 s a plan by 130k episodes). The
+    // environments named are found after the snippet's own reports, in a subquery of its
+    // own: joined in one pattern, the planner sometimes began from every environment of
+    // the project instead (a seek of reports for each), as its statistics of the moment
+    // chose
+    CALL (r) {
+      MATCH (o:OutcomeReport {project: r.project, memory_id: r.id})
+      USING INDEX SEEK o:OutcomeReport(project, memory_id, env, at)
+      WHERE o.env IS NOT NULL AND o.at IS NOT NULL AND o.success = true
+        AND o.label = 'Snippet' AND o.applied_project = r.project
+      RETURN DISTINCT o.env AS key
+    }
+    MATCH (w:Environment {project: r.project, key: key})
     RETURN w
   }
   RETURN collect(DISTINCT w) AS worked
@@ -85,7 +92,7 @@ CALL (s, requires) {
 UNWIND envs AS v
 CALL (s, v) {
   OPTIONAL MATCH (o:OutcomeReport {project: s.project, memory_id: s.id, env: v.key})
-  USING INDEX o:OutcomeReport(project, memory_id, env, at)
+  USING INDEX SEEK o:OutcomeReport(project, memory_id, env, at)
   WHERE o.at IS NOT NULL AND o.label = 'Snippet'
     AND (o.applied_project = v.project OR o.context = 'sandbox|' + v.key)
   WITH o ORDER BY o.project DESC, o.memory_id DESC, o.env DESC, o.at DESC, o.key DESC LIMIT 1
