@@ -116,7 +116,7 @@ WITH project, ranked,
           THEN project END AS unranked_of
 CALL (project, unranked_of) {
   MATCH (r:Error {project: unranked_of})
-  USING INDEX r:Error(project, key)
+  USING INDEX SEEK r:Error(project, key)
   WHERE r.key IS NOT NULL AND coalesce(r.sightings, 0) = 0
     AND ($after IS NULL OR $after.rank > 0 OR project > $after.project OR r.key > $after.key)
     AND (NOT $open_only OR r.fixed_at IS NULL OR r.last_sighting > r.fixed_at)
@@ -130,7 +130,7 @@ CALL (project) {
 WITH project, ranked, unranked, kept, CASE WHEN kept IS NULL THEN project END AS count_of
 CALL (count_of) {
   MATCH (r:Error {project: count_of})
-  USING INDEX r:Error(project, key)
+  USING INDEX SEEK r:Error(project, key)
   WHERE r.key IS NOT NULL
   RETURN count(r) AS errors
 }
@@ -212,7 +212,7 @@ WITH project, ranked,
           THEN project END AS unranked_of
 CALL (project, unranked_of) {
   MATCH (r:Error {project: unranked_of})
-  USING INDEX r:Error(project, key)
+  USING INDEX SEEK r:Error(project, key)
   WHERE r.key IS NOT NULL AND r.last_sighting IS NULL
     AND ($after IS NULL OR $after.rank >= 0 OR project > $after.project OR r.key > $after.key)
   WITH r ORDER BY r.project, r.key LIMIT $first + 1
@@ -225,7 +225,7 @@ CALL (project) {
 WITH project, ranked, unranked, kept, CASE WHEN kept IS NULL THEN project END AS count_of
 CALL (count_of) {
   MATCH (r:Error {project: count_of})
-  USING INDEX r:Error(project, key)
+  USING INDEX SEEK r:Error(project, key)
   WHERE r.key IS NOT NULL
   RETURN count(r) AS errors
 }

@@ -164,7 +164,7 @@ WITH m, key,
 CALL (m, key) {
   UNWIND key.reports AS report
   MATCH (o:OutcomeReport {project: m.project, key: report})
-  USING INDEX o:OutcomeReport(project, key)
+  USING INDEX SEEK o:OutcomeReport(project, key)
   WHERE o.pending AND EXISTS { (o)-[:ABOUT]->(m) }
   REMOVE o.pending
   RETURN collect(o) AS fresh
@@ -186,7 +186,7 @@ CALL (m, whole, fresh) {
     WITH m, context, success, added WHERE NOT whole
     MATCH (q:OutcomeReport {project: m.project, memory_id: m.id, context: context,
                             success: success})
-    USING INDEX q:OutcomeReport(project, memory_id, context, success)
+    USING INDEX SEEK q:OutcomeReport(project, memory_id, context, success)
     WHERE NOT q IN added AND EXISTS { (q)-[:ABOUT]->(m) }
     RETURN sum(coalesce(q.count, 1)) AS n
   }

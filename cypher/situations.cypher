@@ -35,7 +35,7 @@ WITH r, coalesce(e.task_id, e.id) AS task, collect(DISTINCT {e: e, side: side}) 
 CALL (r, task) {
   CALL (r, task) {
     MATCH (o:Episode)-[h:HIT]->()
-    USING INDEX h:HIT(project, error, at)
+    USING INDEX SEEK h:HIT(project, error, at)
     WHERE h.project = r.project AND h.error = r.key AND h.at IS NOT NULL
       AND o.outcome IN ['success', 'failure'] AND o.recallable = true
       AND coalesce(o.task_id, o.id) <> task
@@ -43,7 +43,7 @@ CALL (r, task) {
     RETURN o, h.at AS at
     UNION
     MATCH (o:Episode)-[h:RESOLVED]->()
-    USING INDEX h:RESOLVED(project, error, at)
+    USING INDEX SEEK h:RESOLVED(project, error, at)
     WHERE h.project = r.project AND h.error = r.key AND h.at IS NOT NULL
       AND o.outcome IN ['success', 'failure'] AND o.recallable = true
       AND coalesce(o.task_id, o.id) <> task
