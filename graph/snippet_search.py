@@ -195,6 +195,10 @@ async def _semantic(
     }
     if vector_filters:
         try:
+            if not q.language and not q.kind:
+                return await store.run(
+                    "vector_snippets_any", project=q.project, vector=q.vector, limit=_fetch(q)
+                )
             return await store.run(
                 "vector_snippets", project=q.project, vector=q.vector, limit=_fetch(q), **bounds
             )

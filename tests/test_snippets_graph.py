@@ -463,3 +463,27 @@ async def test_another_projects_code_never_crowds_the_full_text_search(
     assert await search_snippets(store, search) == []
     await apply_schema(store, embedder.dimension)
     assert [h.snippet["project"] for h in await search_snippets(store, search)] == [project]
+
+
+async def test_the_vector_search_for_any_language_finds_what_the_ranges_found(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """planContext's snippet search without a language or kind asks the index with no
+    range on either (vector_snippets_any; every snippet has both, so "any" was the range
+    of every string): the same snippets with the same scores, and a language asked still
+    narrows it."""
+    await _ingest(store, embedder, _task(project), *_episodes(project))
+    rows = await _rows(store, "MATCH (s:Snippet {project: $project}) "
+                              "RETURN s.language AS language, s.kind AS kind", project=project)  # fmt: skip
+    assert len(rows) >= 3 and all(r["language"] and r["kind"] for r in rows), rows
+    vector = [float(x) for x in embedder.encode_queries(["load the orders into a report"], tenant=project)[0]]
+    everything = {"language_from": "", "language_to": "\U0010ffff", "kind_from": "",
+                  "kind_to": "\U0010ffff"}  # fmt: skip
+    ranged = await store.run("vector_snippets", project=project, vector=vector, limit=20,
+                             **everything)  # fmt: skip
+    bare = await store.run("vector_snippets_any", project=project, vector=vector, limit=20)
+    assert len(bare) == len(rows) and bare == ranged
+    python = await store.run("vector_snippets", project=project, vector=vector, limit=20,
+                             **everything | {"language_from": "python",
+                                             "language_to": "python"})  # fmt: skip
+    assert 0 < len(python) < len(bare)
