@@ -473,10 +473,14 @@ async def test_the_vector_search_for_any_language_finds_what_the_ranges_found(
     of every string): the same snippets with the same scores, and a language asked still
     narrows it."""
     await _ingest(store, embedder, _task(project), *_episodes(project))
-    rows = await _rows(store, "MATCH (s:Snippet {project: $project}) "
-                              "RETURN s.language AS language, s.kind AS kind", project=project)  # fmt: skip
+    rows = await _rows(
+        store,
+        "MATCH (s:Snippet {project: $project}) RETURN s.language AS language, s.kind AS kind",
+        project=project,
+    )
     assert len(rows) >= 3 and all(r["language"] and r["kind"] for r in rows), rows
-    vector = [float(x) for x in embedder.encode_queries(["load the orders into a report"], tenant=project)[0]]
+    [question] = embedder.encode_queries(["load the orders into a report"], tenant=project)
+    vector = [float(x) for x in question]
     everything = {"language_from": "", "language_to": "\U0010ffff", "kind_from": "",
                   "kind_to": "\U0010ffff"}  # fmt: skip
     ranged = await store.run("vector_snippets", project=project, vector=vector, limit=20,

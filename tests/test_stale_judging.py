@@ -217,8 +217,8 @@ async def test_where_a_snippet_requiring_a_package_worked_is_read_by_its_own_rep
     _, summary, _ = await store.driver.execute_query(
         "PROFILE " + query("stale_facts").text, {"project": project, "pairs": pairs}
     )
-    print(plan_lines(summary.profile))
-    assert db_hits(summary.profile) < 150, plan_lines(summary.profile)  # 300+ reports scanned before
+    # 300+ reports scanned before
+    assert db_hits(summary.profile) < 150, plan_lines(summary.profile)
 
 
 async def test_a_store_with_the_old_report_index_gets_the_timed_one(scratch_store: Any) -> None:
@@ -262,6 +262,4 @@ async def test_stale_facts_planned_before_any_report_still_seeks_the_snippets_ow
     )
     await store.run_text("CALL db.prepareForReplanning()")
     await store.run("stale_facts", project="other", pairs=[{"snippet": "x", "env": "y"}])
-    await test_where_a_snippet_requiring_a_package_worked_is_read_by_its_own_reports(
-        store, project
-    )
+    await test_where_a_snippet_requiring_a_package_worked_is_read_by_its_own_reports(store, project)
