@@ -287,6 +287,9 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
 // written to every file in $files (the path, or its trailing components), are named $name
 // (or end in `.name`) and take every parameter in $parameters (by name, as analysed).
 // Ranked by how reuse went: success rate, then uses, then how often it was recorded.
+// A name, a path or a parameter is found by its text index (schema.cypher) among every
+// project's, the project checked after: what ends with or holds the string, never the
+// project's every snippet or file.
 CALL () {
   UNWIND $imports AS wanted
   MATCH (y:Symbol {project: $project})
@@ -307,26 +310,33 @@ CALL () {
   RETURN s, 'symbol' AS facet, wanted, y.name AS found
   UNION
   UNWIND $symbols AS wanted
-  MATCH (s:Snippet {project: $project})
-  WHERE s.name = wanted OR s.name ENDS WITH '.' + wanted
+  MATCH (s:Snippet)
+  USING TEXT INDEX s:Snippet(name)
+  WHERE s.name ENDS WITH wanted AND s.project = $project
+    AND (s.name = wanted OR s.name ENDS WITH '.' + wanted)
   RETURN s, 'symbol' AS facet, wanted, s.name AS found
   UNION
   UNWIND $files AS wanted
-  MATCH (f:File {project: $project})
-  WHERE f.path = wanted OR f.path ENDS WITH '/' + wanted
+  MATCH (f:File)
+  USING TEXT INDEX f:File(path)
+  WHERE f.path ENDS WITH wanted AND f.project = $project
+    AND (f.path = wanted OR f.path ENDS WITH '/' + wanted)
   MATCH (s:Snippet {project: $project})-[:TOUCHES]->(f)
   RETURN s, 'file' AS facet, wanted, f.path AS found
   UNION
   UNWIND $names AS wanted
-  MATCH (s:Snippet {project: $project})
-  WHERE s.name = wanted OR s.name ENDS WITH '.' + wanted
+  MATCH (s:Snippet)
+  USING TEXT INDEX s:Snippet(name)
+  WHERE s.name ENDS WITH wanted AND s.project = $project
+    AND (s.name = wanted OR s.name ENDS WITH '.' + wanted)
   RETURN s, 'name' AS facet, wanted, s.name AS found
   UNION
   // `parameters` is the analysed list as JSON text: a name is matched with its closing quote,
   // so `path` does not match `paths`, and a quote inside a default is escaped, never matched.
   UNWIND $parameters AS wanted
-  MATCH (s:Snippet {project: $project})
-  WHERE s.parameters CONTAINS '"name": "' + wanted + '"'
+  MATCH (s:Snippet)
+  USING TEXT INDEX s:Snippet(parameters)
+  WHERE s.parameters CONTAINS '"name": "' + wanted + '"' AND s.project = $project
   RETURN s, 'parameters' AS facet, wanted, wanted AS found
 }
 WITH s, collect(DISTINCT facet + ' ' + wanted) AS met,
