@@ -5,12 +5,16 @@
 // mode: read
 // Pending episodes and snippets of a project, in id order after the cursor ($after), one
 // more than asked (to tell whether a next page exists). $kind: 'Episode', 'Snippet' or null.
+// The pending are sought by (project, review_status): ordered by id, the planner preferred
+// reading every memory of the project after the cursor in id order.
 CALL () {
   MATCH (m:Episode {project: $project, review_status: 'pending'})
+  USING INDEX SEEK m:Episode(project, review_status)
   WHERE ($kind IS NULL OR $kind = 'Episode') AND m.id > $after
   RETURN m, 'Episode' AS kind
   UNION
   MATCH (m:Snippet {project: $project, review_status: 'pending'})
+  USING INDEX SEEK m:Snippet(project, review_status)
   WHERE ($kind IS NULL OR $kind = 'Snippet') AND m.id > $after
   RETURN m, 'Snippet' AS kind
 }
@@ -26,8 +30,10 @@ RETURN kind, m.id AS id,
 // name: review_pending_count
 // mode: read
 RETURN COUNT { MATCH (m:Episode {project: $project, review_status: 'pending'})
+               USING INDEX SEEK m:Episode(project, review_status)
                WHERE $kind IS NULL OR $kind = 'Episode' }
      + COUNT { MATCH (m:Snippet {project: $project, review_status: 'pending'})
+               USING INDEX SEEK m:Snippet(project, review_status)
                WHERE $kind IS NULL OR $kind = 'Snippet' } AS total
 
 // name: review_memory_source

@@ -32,6 +32,10 @@ CREATE INDEX episode_task IF NOT EXISTS FOR (e:Episode) ON (e.project, e.task_id
 // Harness verdicts find the tasks of their run and instance.
 CREATE INDEX task_run IF NOT EXISTS FOR (t:Task) ON (t.project, t.run, t.instance);
 CREATE INDEX episode_tags IF NOT EXISTS FOR (e:Episode) ON (e.tags);
+// The review queue and its count (cypher/review.cypher) read a project's pending snippets,
+// as episode_review does its episodes: without it every snippet of the project was read
+// (100k bench store: 188 + 117 ms and 424k db hits for a queue holding none).
+CREATE INDEX snippet_review IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.review_status);
 CREATE INDEX snippet_language IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.language);
 CREATE INDEX snippet_kind IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.kind);
 CREATE INDEX snippet_content IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.content_key);
