@@ -47,6 +47,9 @@ CREATE INDEX error_signature IF NOT EXISTS FOR (r:Error) ON (r.signature);
 CREATE INDEX error_rank_count IF NOT EXISTS FOR (r:Error) ON (r.project, r.sightings, r.key);
 CREATE INDEX error_rank_recent IF NOT EXISTS FOR (r:Error) ON (r.project, r.last_sighting, r.key);
 CREATE INDEX error_fixed IF NOT EXISTS FOR (r:Error) ON (r.project, r.fixed_at);
+// The explorer's newly appearing errors (cypher/trends.cypher trend_new_errors): a window of
+// first sightings, newest first.
+CREATE INDEX error_first IF NOT EXISTS FOR (r:Error) ON (r.project, r.first_sighting);
 // Error families (cypher/families.cypher): the errors that may join, and a family's members.
 CREATE CONSTRAINT error_family_key IF NOT EXISTS FOR (f:ErrorFamily) REQUIRE (f.project, f.id) IS UNIQUE;
 CREATE INDEX error_family_bucket IF NOT EXISTS FOR (r:Error) ON (r.project, r.family_bucket);

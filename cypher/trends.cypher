@@ -18,11 +18,19 @@ ORDER BY week, project
 // mode: read
 // The errors of $projects whose first sighting ever falls in the window, newest first, with
 // their sightings in the window, their fixes and whether they are open (as explore_errors).
+// The first sighting is the one each error keeps (error_counts.cypher): the window is a
+// range of the error_first index, and only the first $top are read further (the sightings
+// of every error of the projects were read before: 625 ms, 1.8M db hits at 100k). Every
+// sighting of an error first seen in the window is in it, up to $until.
 UNWIND $projects AS project
-MATCH (r:Error {project: project})<-[:HIT]-(e:Episode {project: project})
-WHERE e.created_at IS NOT NULL
-WITH r, min(e.created_at) AS first
-WHERE ($since IS NULL OR first >= $since) AND ($until IS NULL OR first < $until)
+MATCH (r:Error {project: project})
+USING INDEX SEEK r:Error(project, first_sighting)
+WHERE r.first_sighting IS NOT NULL
+  AND ($since IS NULL OR r.first_sighting >= $since)
+  AND ($until IS NULL OR r.first_sighting < $until)
+WITH r, r.first_sighting AS first
+ORDER BY first DESC, r.project, r.key
+LIMIT $top
 CALL (r) {
   OPTIONAL MATCH (r)<-[:HIT]-(e:Episode {project: r.project})
   WHERE ($until IS NULL OR e.created_at < $until)
@@ -42,4 +50,3 @@ RETURN r.project AS project, r.key AS key, r.kind AS kind, r.category AS categor
        r.signature AS signature, r.template AS template, sightings, tasks, first, last,
        fixes, fixed_at, fixed_at IS NULL OR (last IS NOT NULL AND last > fixed_at) AS open
 ORDER BY first DESC, project, key
-LIMIT $top
