@@ -66,12 +66,14 @@ CREATE INDEX tag_value IF NOT EXISTS FOR (g:Tag) ON (g.project, g.value);
 CREATE CONSTRAINT file_key IF NOT EXISTS FOR (f:File) REQUIRE (f.project, f.path) IS UNIQUE;
 CREATE INDEX symbol_tail IF NOT EXISTS FOR (y:Symbol) ON (y.project, y.tail);
 CREATE INDEX snippet_lineage IF NOT EXISTS FOR (s:Snippet) ON (s.project, s.lineage);
-// Structural search by a snippet's name, a file's trailing path or a parameter's name
-// (cypher/snippets.cypher snippets_by_structure) matches the end of a string or a part of
-// it: text indexes (trigrams) find those without reading every snippet or file of the
-// project (at 100k, 44k snippets: a name 278 ms, a parameter 96 ms, read whole).
+// Structural search by a snippet's name or a file's trailing path (cypher/snippets.cypher
+// snippets_by_structure) matches the end of a string: text indexes (trigrams) find those
+// without reading every snippet or file of the project (at 100k, 44k snippets: a name took
+// 278 ms, read whole). A text index refuses a value past ~32 KB: a path is held to far less
+// by file_key already, a name by ingest (ingest/snippets/prepare.py _NAME_CHARS). The
+// analysed parameters (JSON, unbounded) have none: a search by a parameter reads the
+// project's snippets.
 CREATE TEXT INDEX snippet_name_text IF NOT EXISTS FOR (s:Snippet) ON (s.name);
-CREATE TEXT INDEX snippet_parameters_text IF NOT EXISTS FOR (s:Snippet) ON (s.parameters);
 CREATE TEXT INDEX file_path_text IF NOT EXISTS FOR (f:File) ON (f.path);
 // A task's FIXES links, found again when its links are derived (cypher/write.cypher
 // attribution_links, each batch) and when it is forgotten: by their task, not by reading

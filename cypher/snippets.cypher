@@ -287,9 +287,9 @@ RETURN s {.id, .project, .name, .language, .kind, .template, .description, .sign
 // written to every file in $files (the path, or its trailing components), are named $name
 // (or end in `.name`) and take every parameter in $parameters (by name, as analysed).
 // Ranked by how reuse went: success rate, then uses, then how often it was recorded.
-// A name, a path or a parameter is found by its text index (schema.cypher) among every
-// project's, the project checked after: what ends with or holds the string, never the
-// project's every snippet or file.
+// A name or a path is found by its text index (schema.cypher) among every project's, the
+// project checked after: what ends with the string, never the project's every snippet or
+// file. A parameter is looked for in each of the project's snippets (no index: see there).
 CALL () {
   UNWIND $imports AS wanted
   MATCH (y:Symbol {project: $project})
@@ -334,9 +334,8 @@ CALL () {
   // `parameters` is the analysed list as JSON text: a name is matched with its closing quote,
   // so `path` does not match `paths`, and a quote inside a default is escaped, never matched.
   UNWIND $parameters AS wanted
-  MATCH (s:Snippet)
-  USING TEXT INDEX s:Snippet(parameters)
-  WHERE s.parameters CONTAINS '"name": "' + wanted + '"' AND s.project = $project
+  MATCH (s:Snippet {project: $project})
+  WHERE s.parameters CONTAINS '"name": "' + wanted + '"'
   RETURN s, 'parameters' AS facet, wanted, wanted AS found
 }
 WITH s, collect(DISTINCT facet + ' ' + wanted) AS met,

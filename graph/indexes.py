@@ -78,12 +78,15 @@ VECTOR_INDEXES = (
 # episode's own vector (episode_embedding) and its title and context vectors, each once an
 # index over Episode; all three are answered by episode_vectors since migration 5. And
 # outcome_report_env (project, memory_id, env): outcome_report_env_at adds the report's time,
-# so the last word from an environment is read newest first (cypher/schema.cypher).
+# so the last word from an environment is read newest first (cypher/schema.cypher). And
+# snippet_parameters_text, a text index over the analysed parameters that main held for an
+# hour: it refuses a value past ~32 KB, which would refuse a snippet whose defaults are long.
 RETIRED_INDEXES = (
     "episode_embedding",
     "episode_title_embedding",
     "episode_context_embedding",
     "outcome_report_env",
+    "snippet_parameters_text",
 )
 
 # Full-text over episode and snippet text. `keywords` holds identifiers split into their

@@ -33,6 +33,10 @@ __all__ = ["PreparedSnippet", "embed_text", "prepare_occurrence"]
 _EMBED_CHARS = 2000
 _TEMPLATE_HEAD = 700
 _KEYWORD_SOURCE_CHARS = 6000
+# A snippet's name is kept in a text index (structural search by name, schema.cypher), which
+# refuses a value past ~32 KB: a name the code defines (unbounded there: minified code) keeps
+# its last 4,096 characters — what a search by the name's end reads.
+_NAME_CHARS = 4096
 
 
 @dataclass
@@ -90,6 +94,8 @@ def prepare_occurrence(
         analysis, template=lifted.template, template_parameters=lifted.parameters
     )
     name = _clean(found.name) or analysis.name
+    if name is not None and len(name) > _NAME_CHARS:
+        name = name[-_NAME_CHARS:]
     description = _clean(found.description)
     files = _files(analysis, found)
     lineage = lineage_key(
