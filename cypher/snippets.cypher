@@ -460,3 +460,11 @@ RETURN DISTINCT s.project AS project
 // mode: batch
 MATCH (s:Snippet {project: $project}) WHERE s.scope IS NULL
 CALL (s) { SET s.scope = $scope } IN TRANSACTIONS OF 10000 ROWS
+
+// name: trim_long_snippet_names
+// mode: batch
+// Before snippet_name_text is built: a name longer than ingest now keeps ($chars) keeps its
+// end, so that no stored value stops the text index from populating (a value past ~32 KB
+// fails it, and a failed index stops the start).
+MATCH (s:Snippet) WHERE size(s.name) > $chars
+CALL (s) { SET s.name = right(s.name, $chars) } IN TRANSACTIONS OF 10000 ROWS

@@ -24,6 +24,7 @@ from metisgraph.graph.store import GraphStore
 
 __all__ = [
     "RETIRED_INDEXES",
+    "SNIPPET_NAME_CHARS",
     "TEXT_INDEXES",
     "VECTOR_INDEXES",
     "IndexSpec",
@@ -81,6 +82,10 @@ VECTOR_INDEXES = (
 # so the last word from an environment is read newest first (cypher/schema.cypher). And
 # snippet_parameters_text, a text index over the analysed parameters that main held for an
 # hour: it refuses a value past ~32 KB, which would refuse a snippet whose defaults are long.
+# A snippet's name as ingest keeps it (its end; ingest/snippets/prepare.py): under what the
+# text index snippet_name_text holds (~32 KB), 4 bytes a character at most.
+SNIPPET_NAME_CHARS = 4096
+
 RETIRED_INDEXES = (
     "episode_embedding",
     "episode_title_embedding",
@@ -300,6 +305,9 @@ async def apply_schema(
     building = await _drop_changed_indexes(store)
     if "snippet_text" in building:  # built before snippets carried their scope, or not yet
         await _scope_old_snippets(store)
+    if "snippet_name_text" not in {r["name"] for r in await store.run("index_properties")}:
+        # names stored before ingest kept them short: one could fail its population
+        await store.run("trim_long_snippet_names", chars=SNIPPET_NAME_CHARS)
     for statement in statements:
         await store.run_text(statement.text, statement.params)
     await await_indexes(store, stall_s=timeout_s)

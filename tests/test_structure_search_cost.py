@@ -107,3 +107,28 @@ async def test_a_name_or_defaults_past_what_a_text_index_holds_are_stored(
         read=True,
     )
     assert [r["name"] for r in stored] == [4096] and stored[0]["p"] > 60_000, stored
+
+
+@pytest.mark.own_server  # scratch_store: its indexes are built here
+async def test_a_store_with_a_name_too_long_for_the_index_still_starts(
+    scratch_store: Any,
+) -> None:
+    """A name stored before ingest kept names short would fail snippet_name_text's
+    population, and a failed index stops the start: apply_schema keeps its end first."""
+    from metisgraph.graph.indexes import SNIPPET_NAME_CHARS, apply_schema
+
+    store = scratch_store
+    await store.run_text(
+        "CREATE (:Snippet {project: 'p', id: 'long', name: $name}), "
+        "(:Snippet {project: 'p', id: 'short', name: 'jobs.run'})",
+        {"name": "a" * 20_000 + "b" * 20_000},
+    )
+    report = await apply_schema(store, 384)
+    assert report.indexes["snippet_name_text"] == "ONLINE"
+    rows = await store.run_text(
+        "MATCH (s:Snippet {project: 'p'}) RETURN s.id AS id, s.name AS name ORDER BY id",
+        read=True,
+    )
+    assert [(r["id"], r["name"]) for r in rows] == [
+        ("long", "b" * SNIPPET_NAME_CHARS), ("short", "jobs.run")
+    ]  # fmt: skip

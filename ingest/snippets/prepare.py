@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from metisgraph.graph.indexes import SNIPPET_NAME_CHARS
 from metisgraph.ingest.code import (
     Requirement,
     SnippetAnalysis,
@@ -35,8 +36,7 @@ _TEMPLATE_HEAD = 700
 _KEYWORD_SOURCE_CHARS = 6000
 # A snippet's name is kept in a text index (structural search by name, schema.cypher), which
 # refuses a value past ~32 KB: a name the code defines (unbounded there: minified code) keeps
-# its last 4,096 characters — what a search by the name's end reads.
-_NAME_CHARS = 4096
+# its last SNIPPET_NAME_CHARS characters — what a search by the name's end reads.
 
 
 @dataclass
@@ -94,8 +94,8 @@ def prepare_occurrence(
         analysis, template=lifted.template, template_parameters=lifted.parameters
     )
     name = _clean(found.name) or analysis.name
-    if name is not None and len(name) > _NAME_CHARS:
-        name = name[-_NAME_CHARS:]
+    if name is not None and len(name) > SNIPPET_NAME_CHARS:
+        name = name[-SNIPPET_NAME_CHARS:]
     description = _clean(found.description)
     files = _files(analysis, found)
     lineage = lineage_key(
