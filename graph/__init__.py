@@ -38,6 +38,7 @@ if typing.TYPE_CHECKING:
     from metisgraph.graph.digest import digest_project
     from metisgraph.graph.families import bucket_errors, merge_families, set_family_shapes
     from metisgraph.graph.indexes import (
+        SNIPPET_NAME_CHARS,
         SchemaMismatch,
         SchemaReport,
         SchemaStatement,
@@ -128,6 +129,7 @@ __all__ = [
     "NOT_REVIEWING",
     "PRESETS",
     "RECALLABLE_REVIEW",
+    "SNIPPET_NAME_CHARS",
     "TIERS",
     "AbstentionSettings",
     "Applicability",

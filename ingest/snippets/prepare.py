@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from metisgraph.graph.indexes import SNIPPET_NAME_CHARS
+from metisgraph.graph import SNIPPET_NAME_CHARS
 from metisgraph.ingest.code import (
     Requirement,
     SnippetAnalysis,
