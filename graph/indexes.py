@@ -82,10 +82,6 @@ VECTOR_INDEXES = (
 # so the last word from an environment is read newest first (cypher/schema.cypher). And
 # snippet_parameters_text, a text index over the analysed parameters that main held for an
 # hour: it refuses a value past ~32 KB, which would refuse a snippet whose defaults are long.
-# A snippet's name as ingest keeps it (its end; ingest/snippets/prepare.py): under what the
-# text index snippet_name_text holds (~32 KB), 4 bytes a character at most.
-SNIPPET_NAME_CHARS = 4096
-
 RETIRED_INDEXES = (
     "episode_embedding",
     "episode_title_embedding",
@@ -93,6 +89,10 @@ RETIRED_INDEXES = (
     "outcome_report_env",
     "snippet_parameters_text",
 )
+
+# A snippet's name as ingest keeps it (its end; ingest/snippets/prepare.py): under what the
+# text index snippet_name_text holds (~32 KB), 4 bytes a character at most.
+SNIPPET_NAME_CHARS = 4096
 
 # Full-text over episode and snippet text. `keywords` holds identifiers split into their
 # parts (FooBarException -> foo bar exception) so words inside code match. `scope` is one
@@ -201,11 +201,12 @@ def _wanted_properties() -> dict[str, list[str]]:
     return {spec.name: spec.covered for spec in (*VECTOR_INDEXES, *TEXT_INDEXES)}
 
 
-async def _drop_changed_indexes(store: GraphStore) -> set[str]:
+async def _drop_changed_indexes(store: GraphStore) -> tuple[set[str], set[str]]:
     """Indexes whose definition changed since they were created are dropped to be rebuilt;
     retired ones are dropped for good.
 
-    Returns the indexes the statements will build: the dropped ones and those not there.
+    Returns the indexes the statements will build (the dropped ones and the declared ones
+    not there), and the names of every index that was there.
     """
     wanted = _wanted_properties()
     rows = await store.run("index_properties")
@@ -213,7 +214,7 @@ async def _drop_changed_indexes(store: GraphStore) -> set[str]:
     changed = [n for n, props in present.items() if n in wanted and props != sorted(wanted[n])]
     for name in [*changed, *(n for n in RETIRED_INDEXES if n in present)]:
         await store.run("drop_index", index=name)
-    return set(changed) | (wanted.keys() - present.keys())
+    return set(changed) | (wanted.keys() - present.keys()), set(present)
 
 
 async def _scope_old_snippets(store: GraphStore) -> None:
@@ -302,10 +303,10 @@ async def apply_schema(
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters, later=later)
-    building = await _drop_changed_indexes(store)
+    building, present = await _drop_changed_indexes(store)
     if "snippet_text" in building:  # built before snippets carried their scope, or not yet
         await _scope_old_snippets(store)
-    if "snippet_name_text" not in {r["name"] for r in await store.run("index_properties")}:
+    if "snippet_name_text" not in present:
         # names stored before ingest kept them short: one could fail its population
         await store.run("trim_long_snippet_names", chars=SNIPPET_NAME_CHARS)
     for statement in statements:

@@ -34,9 +34,6 @@ __all__ = ["PreparedSnippet", "embed_text", "prepare_occurrence"]
 _EMBED_CHARS = 2000
 _TEMPLATE_HEAD = 700
 _KEYWORD_SOURCE_CHARS = 6000
-# A snippet's name is kept in a text index (structural search by name, schema.cypher), which
-# refuses a value past ~32 KB: a name the code defines (unbounded there: minified code) keeps
-# its last SNIPPET_NAME_CHARS characters — what a search by the name's end reads.
 
 
 @dataclass
@@ -94,6 +91,9 @@ def prepare_occurrence(
         analysis, template=lifted.template, template_parameters=lifted.parameters
     )
     name = _clean(found.name) or analysis.name
+    # The name is kept in a text index (structural search by name, schema.cypher), which
+    # refuses a value past ~32 KB: one the code defines (unbounded there: minified code)
+    # keeps its end, what a search by the name's end reads.
     if name is not None and len(name) > SNIPPET_NAME_CHARS:
         name = name[-SNIPPET_NAME_CHARS:]
     description = _clean(found.description)
