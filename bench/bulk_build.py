@@ -39,7 +39,7 @@ from metisgraph.graph.settings import EmbeddedNeo4jSettings
 from metisgraph.graph.store import GraphStore, open_driver
 from metisgraph.ingest.adapters.base import Parsed, SourceRef, validate_record
 from metisgraph.ingest.migrations import MIGRATIONS
-from metisgraph.ingest.pipeline.bulk import AFTER_DERIVE, BulkIngestor
+from metisgraph.ingest.pipeline.bulk import AFTER_DERIVE, BESIDE_DERIVE, BulkIngestor
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 
@@ -141,8 +141,9 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
     try:
         store = GraphStore(driver, timeout=3600)
         await record_current(store, MIGRATIONS)
-        # the schema as the derive applies it: episode_vectors is built after it (its own time)
-        await apply_schema(store, embedder.dimension, later=AFTER_DERIVE)
+        # the schema as the derive applies it: episode_vectors populates beside the derive
+        # (from here on), snippet_embedding is built after it
+        await apply_schema(store, embedder.dimension, later=AFTER_DERIVE, populating=BESIDE_DERIVE)
         out["start_schema_s"] = round(time.perf_counter() - mark, 1)
         mark = time.perf_counter()
         timed = StepTimedStore(store) if options.step_times else store
@@ -157,7 +158,8 @@ async def build(options: argparse.Namespace) -> dict[str, Any]:
         await bulk.derive(files, timed, after_plan)
         done = time.perf_counter()
         out["derive_s"] = round(done - mark, 1)
-        # after the last plan: families, the kept counts, and episode_vectors populated whole
+        # after the last plan: families, the kept counts, episode_vectors' population (or
+        # its merge) finished and snippet_embedding populated whole
         out["after_plans_s"] = round(done - last_plan[0], 1)
         if isinstance(timed, StepTimedStore):  # each statement's seconds, costliest first
             ranked = sorted(timed.seconds.items(), key=lambda kv: -kv[1])

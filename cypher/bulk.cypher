@@ -25,3 +25,11 @@ SET n += row.props
 // A bulk load replaces the database: it goes only into a store that holds nothing yet.
 MATCH (n)
 RETURN count(n) AS nodes
+
+// name: bulk_context_text
+// mode: write
+// A chained episode's context text (set_context's, in write.cypher): computed with the
+// import files, whose EpisodeVector nodes hold its context vector already.
+UNWIND $rows AS row
+MATCH (e:Episode {project: row.project, id: row.id})
+SET e.context_text = row.text

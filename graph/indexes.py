@@ -274,12 +274,16 @@ async def await_indexes(
     store: GraphStore,
     stall_s: float = 300.0,
     on_progress: Callable[[dict[str, float]], None] | None = None,
+    leave: Collection[str] = (),
 ) -> None:
-    """Wait until every index is online, for as long as population moves (see IndexWatch)."""
+    """Wait until every index is online, for as long as population moves (see IndexWatch);
+    the indexes named in ``leave`` are not waited for (one that failed still raises)."""
     watch, pause = IndexWatch(stall_s), 0.02
     while True:
         before, asked = watch.last, time.monotonic()
-        pending = watch.see(await store.run("index_progress"), asked)
+        rows = await store.run("index_progress")
+        rows = [r for r in rows if r["name"] not in leave or r["state"] == "FAILED"]
+        pending = watch.see(rows, asked)
         if not pending:
             return
         if pending != before:
@@ -296,12 +300,17 @@ async def apply_schema(
     timeout_s: int = 300,
     migrations: Sequence[Migration] = GRAPH_MIGRATIONS,
     later: Collection[str] = (),
+    populating: Collection[str] = (),
 ) -> SchemaReport:
     """Create missing constraints and indexes, wait until every index is online (for as long
     as their population moves: ``timeout_s`` is how long one may stand still), then run the
-    migrations the store has not had yet. ``later``: vector indexes not created this time."""
+    migrations the store has not had yet. ``later``: vector indexes not created this time;
+    ``populating``: vector indexes created but not waited for (a bulk load's derive runs
+    while episode_vectors populates; the next apply_schema waits for it)."""
     info = await store.server_info()
     await _check_dimensions(store, dimensions)
+    if unknown := set(populating) - {spec.name for spec in VECTOR_INDEXES}:
+        raise ValueError(f"only vector indexes can be left populating, not {sorted(unknown)}")
     statements = schema_for(dimensions, vector_filters=info.supports_vector_filters, later=later)
     building, present = await _drop_changed_indexes(store)
     if "snippet_text" in building:  # built before snippets carried their scope, or not yet
@@ -311,7 +320,7 @@ async def apply_schema(
         await store.run("trim_long_snippet_names", chars=SNIPPET_NAME_CHARS)
     for statement in statements:
         await store.run_text(statement.text, statement.params)
-    await await_indexes(store, stall_s=timeout_s)
+    await await_indexes(store, stall_s=timeout_s, leave=populating)
     migrated = await migrate(store, migrations, new_store_needs_none=True)
     rows = await store.run("index_states")
     return SchemaReport(

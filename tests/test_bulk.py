@@ -5,6 +5,7 @@ bulk writer is held to the write statements it stands for."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,9 @@ from embedders import HashEmbedder
 
 from metisgraph.graph import digest_project, record_current
 from metisgraph.graph.bulk.graph import IMPORTED, IMPORTED_LABELS, IMPORTED_TYPES
-from metisgraph.graph.cypher import load_queries
+from metisgraph.graph.cypher import Query, load_queries
 from metisgraph.graph.embedded.admin_import import import_database
-from metisgraph.graph.store import GraphStore, open_driver
+from metisgraph.graph.store import GraphStore, Transaction, open_driver
 from metisgraph.ingest import MIGRATIONS
 from metisgraph.ingest.adapters import read_path
 from metisgraph.ingest.pipeline import Ingestor
@@ -45,8 +46,27 @@ class _Judged(GraphStore):
         self.runs: dict[str, int] = {}
         self.indexes_judging: set[str] | None = None  # the indexes when staleness first ran
 
-    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    async def write_many(
+        self, steps: Sequence[tuple[str | Query, dict[str, Any]]], then: Any = None
+    ) -> list[dict[str, Any]]:
+        """Each step of a write transaction counted too, its last steps' (``then``) among
+        them."""
+        for step, _ in steps:
+            self._saw(step)
+        if then is None:
+            return await super().write_many(steps)
+
+        async def noted(tx: Transaction) -> object:
+            return await then(_NotedTx(tx, self))
+
+        return await super().write_many(steps, noted)
+
+    def _saw(self, step: str | Query) -> None:
+        name = step if isinstance(step, str) else step.name
         self.runs[name] = self.runs.get(name, 0) + 1
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        self._saw(name)
         if name.startswith("stale_") and self.indexes_judging is None:
             shown = await self.run_text("SHOW INDEXES YIELD name RETURN name", read=True)
             self.indexes_judging = {r["name"] for r in shown}
@@ -55,6 +75,17 @@ class _Judged(GraphStore):
         if name == "stale_facts":
             self.judged += [(p["snippet"], p["env"]) for p in params["pairs"]]
         return await super().run(name, **params)
+
+
+class _NotedTx(Transaction):
+    """A transaction's statements counted by the store that holds it."""
+
+    def __init__(self, tx: Transaction, store: _Judged) -> None:
+        self._inner, self._store = tx, store
+
+    async def run_query(self, step: str | Query, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self._store._saw(step)
+        return await self._inner.run_query(step, params)
 
 
 async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
@@ -84,11 +115,15 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
         assert sorted(target.judged) == sorted(judged.judged) != []
         # families found once over every imported error, not again at each batch
         assert target.runs["error_family_buckets"] == 1 < judged.runs["error_family_buckets"]
-        # episode_vectors built after the derive (absent while it wrote), over the context
-        # vectors it wrote; the other indexes there all along
+        # the context vectors came with the files: the derive read no chain back and wrote
+        # no context; episode_vectors was there (populating beside it) while it wrote, and
+        # snippet_embedding, whose vectors it writes, was built after it
         assert target.indexes_judging is not None
-        assert "episode_vectors" not in target.indexes_judging
-        assert {"snippet_embedding", "episode_text"} <= target.indexes_judging
+        assert {"episode_vectors", "episode_text"} <= target.indexes_judging
+        assert "snippet_embedding" not in target.indexes_judging
+        for chain_step in ("task_neighbourhoods", "set_context"):
+            assert chain_step in judged.runs and chain_step not in target.runs
+        assert target.runs["bulk_context_text"] >= 1
         found = await target.run_text(
             """MATCH (v:EpisodeVector {project: $p, of: 'context'})
                CALL db.index.vector.queryNodes('episode_vectors', 10, v.embedding)
@@ -99,6 +134,16 @@ async def test_a_bulk_load_gives_the_graph_the_pipeline_writes(
             read=True,
         )
         assert found[0]["written"] > 10 and found[0]["hit"] == found[0]["written"], found
+        snippets = await target.run_text(
+            """MATCH (s:Snippet {project: $p}) WHERE s.embedding IS NOT NULL
+               CALL db.index.vector.queryNodes('snippet_embedding', 1, s.embedding)
+               YIELD node, score
+               RETURN count(s) AS written,
+                      sum(CASE WHEN score > 0.9999 THEN 1 ELSE 0 END) AS hit""",
+            {"p": project},
+            read=True,
+        )
+        assert snippets[0]["written"] > 3 and snippets[0]["hit"] == snippets[0]["written"]
         got = await digest_project(target, project)
         if got != await digest_project(store, project):
             from graphdiff import canonical_parts

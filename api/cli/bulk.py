@@ -1,10 +1,11 @@
 """`metisgraph ingest --bulk`: a new store built through import files (the bulk path).
 
 The records go through the pipeline's preparation and are written as node and relationship
-files (ingest/pipeline/bulk.py); the embedded Neo4j is stopped, `neo4j-admin database
-import` loads the files into its database, it is started again, and what each batch leaves
-to the graph (chains, context, resolution, code, attribution, situations, families,
-staleness, the kept counts) is derived by the pipeline's own statements. Only into the
+files (ingest/pipeline/bulk.py), the chained steps' context vectors with them; the
+embedded Neo4j is stopped, `neo4j-admin database import` loads the files into its database,
+it is started again, and what each batch leaves to the graph (chains, context texts,
+resolution, code, attribution, situations, families, staleness, the kept counts) is derived
+by the pipeline's own statements. Only into the
 embedded Neo4j, and only into an empty store: the import replaces the database.
 """
 
@@ -34,7 +35,7 @@ async def bulk_ingest(
 ) -> dict[str, Any]:
     from metisgraph.api.services import open_graph, open_services
     from metisgraph.api.settings import load_settings
-    from metisgraph.graph import record_current
+    from metisgraph.graph import GraphStore, record_current
     from metisgraph.graph.embedded import EmbeddedNeo4j, import_database
     from metisgraph.ingest import MIGRATIONS, Embedder
     from metisgraph.ingest.adapters import read_path
@@ -71,7 +72,10 @@ async def bulk_ingest(
     async with open_graph(settings) as graph:  # started again on the imported database
         await record_current(graph, MIGRATIONS)
         imported = time.perf_counter()
-        await bulk.derive(files, graph)  # the schema first; episode_vectors after the derive
+        # writes under the batch timeout: episode_vectors populates beside the derive, and
+        # its final merge holds writes for as long as it runs (minutes at 1M)
+        deriving = GraphStore(graph.driver, graph.database, timeout=graph.batch_timeout)
+        await bulk.derive(files, deriving)
     done = time.perf_counter()
     async with open_services(settings):  # the model's stamp, as any first start writes it
         pass

@@ -179,6 +179,20 @@ class BulkGraph:
         created: datetime = props["created_at"]
         return created
 
+    # -- set_context (its vector; the text is set after the import) ----------------------
+    def add_contexts(self, rows: list[Row]) -> None:
+        """Context rows (ingest/pipeline/neighbours.py) of the load's chains, computed once
+        over every batch: each vector an EpisodeVector of 'context', as set_context MERGEs it."""
+        for row in rows:
+            project, ident = row["project"], row["id"]
+            if (project, ident) not in self.episodes:
+                raise ValueError(f"a context for episode {ident} of {project}, not in the load")
+            self._plain(
+                "EpisodeVector",
+                node_id("EpisodeVector", project, ident, "context"),
+                {"project": project, "episode": ident, "of": "context", "embedding": row["vector"]},
+            )
+
     # -- upsert_errors -------------------------------------------------------------------
     _ON_CREATE = ("kind", "category", "signature", "template", "frames", "symbols",
                   "frames_text", "sample", "family_bucket", "family_tokens")  # fmt: skip

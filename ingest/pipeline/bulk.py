@@ -4,11 +4,13 @@
 extract, embed) and hands its `WriteBatch` to the bulk writer (graph/bulk/graph.py), which
 turns the rows of the steps it carries (projects, tasks, episodes and their vectors,
 errors and sightings, environments, tools, tags, symbols) into node and relationship files
-for `neo4j-admin database import`. What each batch leaves to do — its plan: chains,
-context, resolution, citations, verdicts, code, attribution links, situations, families,
-staleness — is kept on disk, one file a batch. After the import `derive` runs those plans
-in the same order through the pipeline's own write step (`write_batch`, the imported steps
-left out), then recounts the errors' and tools' kept counts with their own statements.
+for `neo4j-admin database import`; after the last batch, each chained task's context
+vectors too (its texts kept for the derive to set). What each batch leaves to do — its
+plan: chains, resolution, citations, verdicts, code, attribution links, situations,
+families, staleness — is kept on disk, one file a batch. After the import `derive` runs
+those plans in the same order through the pipeline's own write step (`write_batch`, the
+imported steps left out), then recounts the errors' and tools' kept counts with their own
+statements.
 
 A record the pipeline would refuse is refused the same way (dead letter, reason); an
 episode id met again in a later batch is refused too: the files hold one version of each
@@ -20,12 +22,14 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
+
+import numpy as np
 
 from metisgraph.graph import (
     IMPORTED,
@@ -46,7 +50,7 @@ from metisgraph.ingest.pipeline.batches import Batch, Done, Item, batches
 from metisgraph.ingest.pipeline.bulk_workers import Workers, last_versions
 from metisgraph.ingest.pipeline.families import assign_families
 from metisgraph.ingest.pipeline.ingestor import Ingestor, stage_snippets
-from metisgraph.ingest.pipeline.neighbours import refresh_within
+from metisgraph.ingest.pipeline.neighbours import TEXT_CHARS, chain_order, context_rows
 from metisgraph.ingest.pipeline.rows import error_row
 from metisgraph.ingest.pipeline.summary import DeadLetter, IngestRun, IngestSummary
 from metisgraph.ingest.prepare.episode import PreparedEpisode, PreparedTask
@@ -60,12 +64,18 @@ __all__ = ["BulkFiles", "BulkIngestor"]
 
 Row = dict[str, Any]
 _RECOUNT_PAGE = 2000
-# Built after the derive, not before it: the derive writes a context vector for most
-# episodes, and written into a populated index each one is an HNSW insert that lands in a
-# small segment of its own (a 100k bulk store's episode_vectors held 24 segments, and a
-# search walks every one: p50 6.5 ms against 3.0 for one segment). Populated once, over all
-# of them, it is merged into one segment. Nothing the derive runs searches it.
-AFTER_DERIVE = ("episode_vectors",)
+_CONTEXT_PAGE = 20_000  # context rows a file of texts (and a formatting job) holds
+# The vector indexes the derive never searches are not written into by it either: an HNSW
+# insert into a populated index lands in a small segment of its own, and a search walks
+# every segment (24 segments at 100k when the derive wrote the context vectors into
+# episode_vectors: one search p50 6.5 ms against 3.0 for one; docs/benchmarks.md). Every
+# vector of episode_vectors is in the import files (the context vectors too: `_Chains`),
+# so it populates beside the derive, over all of them, merged into one segment, and is
+# waited for at the derive's end; the merge holds writes while it runs (55 s at 100k, ~14
+# min at 1M), which the derive's store must outlast (its timeout). The snippets' vectors
+# are written by the derive: snippet_embedding is built after it, populated whole.
+BESIDE_DERIVE = ("episode_vectors",)
+AFTER_DERIVE = ("snippet_embedding",)
 
 
 @dataclass
@@ -80,6 +90,45 @@ class BulkFiles:
     seconds: float = 0.0
     tools: list[Row] = field(default_factory=list)
     empty_lists: dict[str, list[Row]] = field(default_factory=dict)
+    # files of {project, id, text}: the context texts to set after the import (the vectors
+    # are in the import files)
+    contexts: list[Path] = field(default_factory=list)
+
+
+class _Chains:
+    """Each task's embedded episodes as the load meets them, for the context rows that
+    `refresh_within` would compute after the last batch (the stored steps, in the graph's
+    chain order): what the derive read back and wrote for every chained task of each batch
+    (`task_neighbourhoods`, `set_context`), computed once here over the whole load. A step
+    is held as its vector (float32, as `context_rows` reads it) and the head of its summary
+    the context text keeps."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.steps: defaultdict[tuple[str, str], list[tuple[Any, ...]]] = defaultdict(list)
+
+    def add(self, episodes: list[Row]) -> None:
+        for row in episodes:  # an episode row as upsert_episodes (graph/bulk/graph.py) reads it
+            task, vector = row.get("task_id"), row.get("embedding")
+            if task is None or vector is None:
+                continue
+            props = row["props"]
+            when = row.get("created_at") or self.now
+            summary = props.get("summary")
+            self.steps[row["project"], task].append(
+                (chain_order(props.get("step"), when, row["id"]), row["id"],
+                 summary[:TEXT_CHARS] if summary else None, np.asarray(vector, np.float32))
+            )  # fmt: skip
+
+    def rows(self) -> Iterator[Row]:
+        """The context rows of every chain of two steps or more, task by task."""
+        for (project, _), steps in sorted(self.steps.items(), key=lambda kv: kv[0]):
+            if len(steps) < 2:
+                continue
+            steps.sort(key=lambda step: step[0])
+            chain = [{"project": project, "id": ident, "summary": summary, "embedding": vector}
+                     for _, ident, summary, vector in steps]  # fmt: skip
+            yield from context_rows(chain)
 
 
 @dataclass
@@ -129,6 +178,7 @@ class BulkIngestor(Ingestor):
         plans: list[Path] = []
         known_errors: set[tuple[str, str]] = set()
         known_envs: set[tuple[str, str]] = set()
+        chains = _Chains(graph.now)
         workers = Workers(self.workers)
         formatting: deque[asyncio.Future[BulkChunks]] = deque()
         model = self.embedder.settings.model
@@ -158,6 +208,8 @@ class BulkIngestor(Ingestor):
                     graph.tables.write(await formatting.popleft())
                 plans.append(self._keep(folder, len(plans), write, tasks, snippets, batch))
                 run.stored(Done(tasks, episodes, episodes, batch, snippets), write)
+                chains.add(write.episodes)
+            contexts = await self._chain_contexts(chains, graph, workers, formatting, folder)
             while formatting:
                 graph.tables.write(await formatting.popleft())
         finally:
@@ -168,8 +220,39 @@ class BulkIngestor(Ingestor):
         tools = [{"project": p, "name": n} for p, n in graph.tools]
         args = list(graph.tables.arguments())
         return BulkFiles(
-            folder, args, plans, counts, run.summary, tools=tools, empty_lists=graph.empty_lists
-        )
+            folder, args, plans, counts, run.summary, tools=tools, empty_lists=graph.empty_lists,
+            contexts=contexts,
+        )  # fmt: skip
+
+    @staticmethod
+    async def _chain_contexts(
+        chains: _Chains, graph: BulkGraph, workers: Workers,
+        formatting: deque[asyncio.Future[BulkChunks]], folder: Path,
+    ) -> list[Path]:  # fmt: skip
+        """The context vectors into the import files (formatted by the workers, a page at a
+        time) and the context texts into files of their own, for the derive to set."""
+        paths: list[Path] = []
+        page: list[Row] = []
+
+        async def flush() -> None:
+            graph.add_contexts(page)
+            formatting.append(workers.format(graph.tables.take()))
+            while len(formatting) > 1:
+                graph.tables.write(await formatting.popleft())
+            path = folder / "contexts" / f"{len(paths):06d}.pickle"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            texts = [{"project": r["project"], "id": r["id"], "text": r["text"]} for r in page]
+            path.write_bytes(pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL))
+            paths.append(path)
+            page.clear()
+
+        for row in chains.rows():
+            page.append(row)
+            if len(page) >= _CONTEXT_PAGE:
+                await flush()
+        if page:
+            await flush()
+        return paths
 
     @staticmethod
     def _once(
@@ -252,21 +335,31 @@ class BulkIngestor(Ingestor):
         store: GraphStore,
         after_plan: Callable[[int, int], None] | None = None,
     ) -> None:
-        """Every batch's plan in order over the imported graph (``store``), then the error
-        families and the kept counts. ``after_plan(index, episodes)`` after each plan (a
-        build's progress: the derive's cost per batch as the store fills).
+        """The context texts, then every batch's plan in order over the imported graph
+        (``store``), then the error families and the kept counts. ``after_plan(index,
+        episodes)`` after each plan (a build's progress: the derive's cost per batch as the
+        store fills).
 
-        The schema is applied first without the indexes of AFTER_DERIVE, which are built
-        (and awaited) last, over everything the derive wrote."""
+        The schema is applied first, without waiting for BESIDE_DERIVE's indexes (they
+        populate while the derive runs) and without AFTER_DERIVE's (built last, over
+        everything the derive wrote); every index is online when it returns. ``store``'s
+        timeout must outlast a vector index's final merge, which holds writes (~14 min at
+        1M): the batch timeout."""
         from metisgraph.ingest.migrations import MIGRATIONS  # (it imports this package)
 
         self.store = store
         dimension = self.embedder.dimension
-        await apply_schema(store, dimension, migrations=MIGRATIONS, later=AFTER_DERIVE)
+        await apply_schema(
+            store, dimension, migrations=MIGRATIONS, later=AFTER_DERIVE, populating=BESIDE_DERIVE
+        )
         for label, rows in files.empty_lists.items():
             for start in range(0, len(rows), _RECOUNT_PAGE):
                 page = rows[start : start + _RECOUNT_PAGE]
                 await store.run(f"bulk_empty_lists_{label.lower()}", rows=page)
+        for path in files.contexts:
+            texts: list[Row] = pickle.loads(path.read_bytes())  # noqa: S301 - written above
+            for start in range(0, len(texts), _RECOUNT_PAGE):
+                await store.run("bulk_context_text", rows=texts[start : start + _RECOUNT_PAGE])
         buckets: set[tuple[str, str]] = set()
         for index, path in enumerate(files.plans):
             plan: _Plan = pickle.loads(path.read_bytes())  # noqa: S301 - written by write_files
@@ -283,14 +376,14 @@ class BulkIngestor(Ingestor):
         await self.store.run("migrate_error_totals")  # each project's totals, from the counts
         for start in range(0, len(files.tools), _RECOUNT_PAGE):
             await self.store.run("recount_tools", rows=files.tools[start : start + _RECOUNT_PAGE])
-        await apply_schema(store, dimension, migrations=MIGRATIONS)  # AFTER_DERIVE's, whole
+        await apply_schema(store, dimension, migrations=MIGRATIONS)  # the rest, all online
 
     async def _derive(self, plan: _Plan, summary: IngestSummary) -> None:
         write = WriteBatch(projects=set(plan.projects), imported=IMPORTED)
         write.tasks = [t.row() for t in plan.tasks]
         write.episodes = plan.episodes
         write.chained_tasks = plan.chained_tasks
-        write.contexts = None  # read back from the imported steps, in the transaction
+        write.contexts = []  # in the import files, and set before the plans
         write.family_buckets = plan.family_buckets
         write.new_environments = plan.new_environments
         await self._snippets(write, plan)
@@ -301,9 +394,7 @@ class BulkIngestor(Ingestor):
         resolved |= await self._add_verdicts(write, done, summary)
         write.resolved_tasks = [{"project": p, "id": i} for p, i in sorted(resolved)]
         feedback = verdict_feedback_within(write.judged_runs) if write.judged_runs else None
-        await write_batch(
-            self.store, write, then=in_turn(refresh_within(write.chained_tasks), feedback)
-        )
+        await write_batch(self.store, write, then=in_turn(feedback))
         await self._staleness(write)
 
     async def _snippets(self, write: WriteBatch, plan: _Plan) -> None:

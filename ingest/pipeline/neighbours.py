@@ -18,10 +18,17 @@ import numpy as np
 from metisgraph.graph import GraphStore, Transaction, Vector, native_value
 from metisgraph.ingest.prepare.episode import PreparedEpisode
 
-__all__ = ["chain_contexts", "context_rows", "refresh_context", "refresh_within"]
+__all__ = [
+    "TEXT_CHARS",
+    "chain_contexts",
+    "chain_order",
+    "context_rows",
+    "refresh_context",
+    "refresh_within",
+]
 
 _WINDOW = 2  # neighbours on each side (2 beat 1 and 3 on dialogue recall: docs/recall.md)
-_TEXT_CHARS = 600
+TEXT_CHARS = 600
 
 
 def context_rows(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -34,7 +41,7 @@ def context_rows(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
         lo, hi = max(0, i - _WINDOW), min(len(chain), i + _WINDOW + 1)
         summed = vectors[lo:hi].sum(axis=0)
         norm = float(np.linalg.norm(summed)) or 1.0
-        text = "\n".join((chain[j]["summary"] or "")[:_TEXT_CHARS] for j in range(lo, hi))
+        text = "\n".join((chain[j]["summary"] or "")[:TEXT_CHARS] for j in range(lo, hi))
         rows.append(
             {
                 "project": row["project"],
@@ -90,7 +97,7 @@ def chain_contexts(
         when = native_value(row.get("created_at"))
         chains.setdefault((row["project"], row["task"]), {})[row["id"]] = {
             **row,
-            "order": _order(row.get("step"), when, row["id"]),
+            "order": chain_order(row.get("step"), when, row["id"]),
         }
     for e in episodes:
         assert e.task_id is not None
@@ -99,7 +106,7 @@ def chain_contexts(
             "id": e.id,
             "summary": e.props.get("summary"),
             "embedding": vectors[(e.project, e.id)],
-            "order": _order(e.props.get("step"), e.created_at, e.id),
+            "order": chain_order(e.props.get("step"), e.created_at, e.id),
         }
     rows: list[dict[str, Any]] = []
     for key in sorted(chains):
@@ -110,7 +117,8 @@ def chain_contexts(
 _LAST_STEP = 2147483647
 
 
-def _order(step: int | None, when: datetime | None, episode_id: str) -> tuple[Any, ...]:
+def chain_order(step: int | None, when: datetime | None, episode_id: str) -> tuple[Any, ...]:
+    """A step's place in its chain, as task_neighbourhoods orders them (missing ones last)."""
     return (_LAST_STEP if step is None else step, when is None, when or _EARLIEST, episode_id)
 
 
