@@ -205,6 +205,31 @@ async def test_worker_processes_write_the_files_this_process_writes(
     assert any(ref.file == str(bad) and ref.line == 1 for ref, _ in seen[0][3])
 
 
+def test_a_model_vector_is_written_as_float32_in_nine_digits_that_give_it_back() -> None:
+    """A vector of float32 values (every model's output) goes to a `float[]` column in nine
+    significant digits, each parsed (as the import tool parses a float) to the very value;
+    one with values a float32 cannot hold stays `double[]`, each value its repr."""
+    import numpy as np
+
+    from metisgraph.graph import Vector
+    from metisgraph.graph.bulk.tables import ARRAY_DELIMITER, column_type, format_rows
+
+    rng = np.random.default_rng(3)
+    tiny = np.asarray([0.0, -1e-30, 1e-45], np.float32).tolist()  # a subnormal last
+    model = Vector([*(rng.standard_normal(384) / 20).astype(np.float32).tolist(), *tiny])
+    wide = Vector([0.1, 1 / 3, 2.5])
+    assert column_type(model) == "float[]" and column_type(wide) == "double[]"
+    chunks = format_rows(
+        [("nodes", "V", ("a",), {"v": model}), ("nodes", "V", ("b",), {"v": wide})]
+    )
+    files = {columns: text for (_, _, columns), (text, _) in chunks.items()}
+    narrow_text = files[(("v", "float[]"),)].strip().split(",")[1].strip('"')
+    assert [float(np.float32(t)) for t in narrow_text.split(ARRAY_DELIMITER)] == model
+    assert len(narrow_text) < 0.75 * len(ARRAY_DELIMITER.join(map(repr, model)))
+    wide_text = files[(("v", "double[]"),)].strip().split(",")[1].strip('"')
+    assert [float(t) for t in wide_text.split(ARRAY_DELIMITER)] == wide
+
+
 def test_the_bulk_writer_stands_for_the_write_statements_it_leaves_out() -> None:
     """Every step the files carry is a write statement that MERGEs or CREATEs only the
     labels and relationship types the bulk writer writes (a new label in one of them fails

@@ -2,9 +2,13 @@
 
 A node or relationship is a mapping of properties; its columns are typed from the Python
 values (str, int, float, bool, datetime and lists of them), as the driver would send them
-as parameters. Rows of one label (or type) whose typed columns differ go to files of their
-own, each with its header: the files are streamed, never held, and a property left unset
-(None) is absent from the node as it would be after a Cypher SET of null.
+as parameters — but an embedding whose every value is a float32's (a model's output) is
+stored as `float[]`: each value written in the nine significant digits that give that
+float32 back (half the bytes of a double on disk, ~35 % less text to write and parse), read
+back as the same floats the pipeline's `double[]` holds. Rows of one label (or type) whose
+typed columns differ go to files of their own, each with its header: the files are
+streamed, never held, and a property left unset (None) is absent from the node as it would
+be after a Cypher SET of null.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
+
+import numpy as np
 
 from metisgraph.graph.vectors import Vector
 
@@ -55,10 +61,19 @@ def _scalar(value: object) -> str | None:
     return None
 
 
+def _vector(value: Vector) -> tuple[str, str]:
+    """An embedding's import type and text: `float[]` in nine significant digits when every
+    value is a float32's (nine digits name one float32), else `double[]`, each value its
+    shortest repr."""
+    if np.array_equal(np.asarray(value, np.float64), np.asarray(value, np.float32)):
+        return "float[]", ARRAY_DELIMITER.join([format(v, ".9g") for v in value])
+    return "double[]", ARRAY_DELIMITER.join(map(float.__repr__, value))
+
+
 def column_type(value: object) -> str:
     """The import type of a property value (`string`, `long[]`, `datetime` …)."""
     if type(value) is Vector:  # floats by construction: an embedding
-        return "double[]"
+        return _vector(value)[0]
     if isinstance(value, list | tuple):
         kinds = {_scalar(v) for v in value}
         if len(kinds) == 1 and None not in kinds:
@@ -71,8 +86,8 @@ def column_type(value: object) -> str:
 
 
 def _text(value: object) -> str:
-    if type(value) is Vector:  # floats: each its shortest repr, as `_text` of a float
-        return ARRAY_DELIMITER.join(map(float.__repr__, value))
+    if type(value) is Vector:
+        return _vector(value)[1]
     if isinstance(value, list | tuple):
         parts = [_text(v) for v in value]
         if any(ARRAY_DELIMITER in p for p in parts):
@@ -100,9 +115,18 @@ def format_rows(rows: Pending) -> Chunks:
     A vector met twice among the rows (an episode's and its text vector's) is formatted once."""
     out: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[io.StringIO, Any, list[int]]]
     out = {}
-    done: dict[int, str] = {}
+    done: dict[int, tuple[str, str]] = {}  # id of a vector -> its type and text
     for kind, name, ids, props in rows:
-        columns = tuple(sorted((k, column_type(v)) for k, v in props.items()))
+        typed = []
+        for k, v in props.items():
+            if type(v) is Vector:
+                made = done.get(id(v))
+                if made is None:
+                    made = done[id(v)] = _vector(v)
+                typed.append((k, made[0]))
+            else:
+                typed.append((k, column_type(v)))
+        columns = tuple(sorted(typed))
         key = (kind, name, columns)
         entry = out.get(key)
         if entry is None:
@@ -112,13 +136,7 @@ def format_rows(rows: Pending) -> Chunks:
         values = []
         for k, _ in columns:
             value = props[k]
-            if type(value) is Vector:
-                text = done.get(id(value))
-                if text is None:
-                    text = done[id(value)] = _text(value)
-                values.append(text)
-            else:
-                values.append(_text(value))
+            values.append(done[id(value)][1] if type(value) is Vector else _text(value))
         entry[1].writerow([*ids, *values])
         entry[2][0] += 1
     return {key: (buffer.getvalue(), n[0]) for key, (buffer, _, n) in out.items()}
