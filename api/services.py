@@ -31,6 +31,7 @@ from metisgraph.graph import (
     warm_reads,
 )
 from metisgraph.graph.embedded import EmbeddedNeo4j
+from metisgraph.graph.explore import warm_error_pages
 from metisgraph.ingest import MIGRATIONS, Embedder, reembed
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.sandbox import Sandbox
@@ -139,6 +140,18 @@ class Services:
         self.readiness.timings["warm_plans_s"] = seconds
         log.info("warm-up: %d plans in %.1f s", plans, seconds)
 
+    async def _warm_pages(self, project: str) -> None:
+        """The errors list's pages asked once (`warm_error_pages`); a failure never fails
+        the start."""
+        started = time.perf_counter()
+        try:
+            pages = await warm_error_pages(self.store, project)
+        except Exception as error:
+            log.warning("warm-up pages stopped: %s", type(error).__name__)
+            return
+        self.readiness.timings["warm_pages_s"] = time.perf_counter() - started
+        log.info("warm-up: %d error pages", pages)
+
     async def _warm_up(self, *, reads: bool) -> None:
         started = time.perf_counter()
         if self.embedded is not None:
@@ -174,6 +187,8 @@ class Services:
             log.info("warm-up: %d recall questions in %.1f s", warmed.questions, warmed.seconds)
         if warmed.project and warmed.texts:
             await self._warm_plans(warmed.project, warmed.texts)
+        if warmed.project:
+            await self._warm_pages(warmed.project)
         self.readiness.schema = True
         log.info(
             "ready: Neo4j %s (%s), model %s, questions on %s",

@@ -306,3 +306,60 @@ async def test_the_filled_name_lists_find_what_the_names_alone_find(
     for name in ("symbols", "tags", "tools"):
         assert filled.candidates[name], name  # each channel found the episodes
         assert filled.candidates[name] == alone.candidates[name], name
+
+
+class _Typed(GraphStore):
+    """A GraphStore that keeps each query's text with its parameters' types (a list's by
+    its size group): what Neo4j's plan cache tells apart, so what it plans anew."""
+
+    def __init__(self, store: GraphStore) -> None:
+        super().__init__(store.driver, store.database)
+        self.planned: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        kinds = tuple(
+            sorted(
+                (k, f"list/{_group(len(v))}" if isinstance(v, list) else type(v).__name__)
+                for k, v in (params or {}).items()
+            )
+        )
+        self.planned.add((text, kinds))
+        return await super().run_text(text, params, read=read)
+
+
+@pytest.mark.anyio
+async def test_a_fresh_server_asks_the_errors_pages_and_the_pages_after_them_before_ready(
+    app_settings: Any, embedder: Any, store: Any, project: str
+) -> None:
+    """A next page of the errors list sends its cursor as a map where a first page sends
+    null: Neo4j plans the statement again for it, on a caller's first use (300–400 ms at
+    100k). After the warm-up, a caller's first and next pages, in every order, send
+    nothing the warm-up did not plan."""
+    from metisgraph.api.services import prepare_services
+    from metisgraph.graph.explore import ErrorOrder, error_page
+
+    await _stored(store, project, 3, "the nightly export timed out ", _vector())
+    await store.run_text(
+        """UNWIND range(1, 3) AS n
+           CREATE (:Error {project: $p, key: 'warm-' + n, kind: 'E', template: 't',
+                           sightings: n, last_sighting: datetime()})""",
+        {"p": project},
+    )
+    settings = app_settings.model_copy(deep=True)
+    settings.api.warm_up_reads_s = 2.0
+    services = prepare_services(settings, embedder)
+    services.store = typed = _Typed(services.store)
+    try:
+        await services.warm_up()
+        assert services.readiness.timings["warm_pages_s"] > 0, services.readiness.timings
+        warm = set(typed.planned)
+        typed.planned.clear()
+        for order in ErrorOrder:
+            first = await error_page(typed, [project], order, first=2)
+            assert first.rows and first.end_cursor is not None
+            await error_page(typed, [project], order, first=2, after=first.end_cursor)
+        assert typed.planned and typed.planned <= warm, typed.planned - warm
+    finally:
+        await services.close()

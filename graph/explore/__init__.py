@@ -34,6 +34,7 @@ if typing.TYPE_CHECKING:
         ProjectRow,
         error_page,
         projects,
+        warm_error_pages,
     )
     from metisgraph.graph.explore.neighbourhood import (
         MAX_DEPTH,
@@ -108,6 +109,7 @@ __all__ = [
     "shown_properties",
     "task_chain",
     "title_of",
+    "warm_error_pages",
     "weekly_sightings",
 ]
 

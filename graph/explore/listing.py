@@ -20,6 +20,7 @@ __all__ = [
     "error_page",
     "page_query",
     "projects",
+    "warm_error_pages",
 ]
 
 MAX_ERRORS_PAGE = 200
@@ -121,3 +122,18 @@ async def error_page(
         last = shown[-1]
         cursor = encode_cursor(order.value, (last["rank"], last["project"], last["key"]))
     return ErrorPage([ErrorRow.of(r) for r in shown], total, cursor, len(page) > first)
+
+
+async def warm_error_pages(store: GraphStore, project: str) -> int:
+    """A first page and the page after it in each unwindowed order's statement (COUNT's
+    serves UNRESOLVED too), asked at start-up: a next page sends its cursor as a map where
+    a first page sends null, and Neo4j plans a statement again for each type its parameters
+    take (300–400 ms on a fresh 100k server's first next page, docs/benchmarks.md). A
+    project without errors is asked from the lowest rank. Returns the pages asked."""
+    asked = 0
+    for order in (ErrorOrder.COUNT, ErrorOrder.RECENT):
+        page = await error_page(store, [project], order, first=1)
+        cursor = page.end_cursor or encode_cursor(order.value, (0, project, ""))
+        await error_page(store, [project], order, first=1, after=cursor)
+        asked += 2
+    return asked
