@@ -61,11 +61,16 @@ def _scalar(value: object) -> str | None:
     return None
 
 
+def _single(value: Vector) -> bool:
+    """Whether every value of an embedding is a float32's (a model's output)."""
+    return np.array_equal(np.asarray(value, np.float64), np.asarray(value, np.float32))
+
+
 def _vector(value: Vector) -> tuple[str, str]:
     """An embedding's import type and text: `float[]` in nine significant digits when every
     value is a float32's (nine digits name one float32), else `double[]`, each value its
     shortest repr."""
-    if np.array_equal(np.asarray(value, np.float64), np.asarray(value, np.float32)):
+    if _single(value):
         return "float[]", ARRAY_DELIMITER.join([format(v, ".9g") for v in value])
     return "double[]", ARRAY_DELIMITER.join(map(float.__repr__, value))
 
@@ -73,7 +78,7 @@ def _vector(value: Vector) -> tuple[str, str]:
 def column_type(value: object) -> str:
     """The import type of a property value (`string`, `long[]`, `datetime` …)."""
     if type(value) is Vector:  # floats by construction: an embedding
-        return _vector(value)[0]
+        return "float[]" if _single(value) else "double[]"
     if isinstance(value, list | tuple):
         kinds = {_scalar(v) for v in value}
         if len(kinds) == 1 and None not in kinds:
