@@ -32,6 +32,7 @@ from metisgraph.ingest.environment.evidence import (
 from metisgraph.ingest.environment.packages import PACKAGE_PARSERS
 from metisgraph.ingest.environment.runtimes import RUNTIME_PARSERS, node_version
 from metisgraph.ingest.environment.systems import SYSTEM_PARSERS
+from metisgraph.ingest.long_runs import without_long_runs
 from metisgraph.ingest.records import EnvironmentInput
 from metisgraph.ingest.sanitize.redaction import redact
 
@@ -169,8 +170,9 @@ def extract_environment(
     found = Evidence()
     observed = [text for text in texts if text]
     for text in observed:
+        scanned = without_long_runs(text)  # a run past any name's length costs its square
         for parse in _PARSERS:
-            parse(text, found)
+            parse(scanned, found)
     node_version(observed, found)
     known = _from_evidence(found)
     if explicit is not None:

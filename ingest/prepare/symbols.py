@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from metisgraph.ingest.errors.signatures import ErrorSignature
+from metisgraph.ingest.long_runs import without_long_runs
 
 __all__ = [
     "CHANGED",
@@ -114,6 +115,7 @@ def symbols_of_path(path: str) -> list[str]:
 
 
 def _named_in(text: str) -> Iterator[str]:
+    text = without_long_runs(text)  # a run past any name's length would cost its square
     for match in _QUALIFIED.finditer(text):
         if not match.group(0).startswith(_PLATFORM):
             yield from symbols_of_qualified_name(match.group(0))
