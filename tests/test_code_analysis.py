@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 import metisgraph.ingest.code as code_memory
 from metisgraph.ingest.code import analyze_snippet, detect_language, normalize_language
 from metisgraph.ingest.code.grammars import parse
+from metisgraph.ingest.code.syntax import text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "code"
 
@@ -147,3 +149,24 @@ def test_pathological_input_is_analysed_in_bounded_time() -> None:
 def test_a_parse_that_overruns_its_budget_gives_no_tree() -> None:
     assert parse("bash", "a@" * 8_000, budget=0.01) is None
     assert parse("bash", "echo hi\n") is not None
+
+
+def test_a_trees_text_is_read_after_its_parse_budget() -> None:
+    # A node's text is read through the parse's input callback. Past the budget that
+    # callback answered nothing, and tree-sitter asked again forever: an analysis that ran
+    # past the budget hung its worker.
+    source = "echo hello | grep h\n"
+    tree = parse("bash", source, budget=0.05)
+    assert tree is not None
+    time.sleep(0.1)
+
+    def hung(*_: object) -> None:
+        raise AssertionError("the text of a node was still being read after 10 s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        assert text(tree.root_node) == source
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -72,14 +72,18 @@ def parse(language: str, code: str, budget: float = PARSE_BUDGET_SECONDS) -> Tre
         return None
     source = code.encode("utf-8")
     deadline = time.monotonic() + budget
-    overran = False
+    overran = parsed = False
 
     def read(offset: int, _point: Point) -> bytes:
         nonlocal overran
-        if time.monotonic() > deadline:
+        if not parsed and time.monotonic() > deadline:
             overran = True
             return b""  # an early end of input: the parser finishes at once
         return source[offset : offset + _CHUNK]
 
     tree = parser.parse(read)
+    # A node's text is read through `read` too, long after the parse: it must serve every
+    # byte then (an empty answer has tree-sitter ask again, forever — analysing a tree past
+    # the budget hung its worker).
+    parsed = True
     return None if overran or tree is None else tree
