@@ -12,6 +12,7 @@ from metisgraph.ingest.code.dependencies import (
     python_runtime,
 )
 from metisgraph.ingest.code.identity import content_key
+from metisgraph.ingest.code.isolation import isolated
 from metisgraph.ingest.code.language import CONFIG_LANGUAGES, detect_language, normalize_language
 from metisgraph.ingest.code.model import (
     KINDS,
@@ -107,7 +108,8 @@ def _structure(code: str, template: Template, language: str) -> Structure:
     if language == "python":
         return _python_structure(template.text) or _python_structure(code) or Structure()
     source = code if language == "sql" else template.text
-    return analyze_with_treesitter(source, language) or Structure()
+    # long code in a worker process: a grammar's worst case holds the interpreter for seconds
+    return isolated(analyze_with_treesitter, source, language) or Structure()
 
 
 def _python_structure(code: str) -> Structure | None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from metisgraph.ingest.code.commands import Heredoc, heredocs, is_inspection, segments, words
 from metisgraph.ingest.code.grammars import parser_for
+from metisgraph.ingest.code.isolation import isolated
 from metisgraph.ingest.code.language import (
     detect_language,
     language_from_path,
@@ -86,8 +87,7 @@ def _reads_as_commands(body: str) -> bool:
     Blocks without a language tag default to shell, but agents and issue reports also fence
     program output: tables (``===== ====``), numbers, tracebacks (``core.py in f(self)``).
     """
-    parser = parser_for("bash")
-    if parser is not None and parser.parse(body.encode()).root_node.has_error:
+    if isolated(_shell_error, body, overran=True):  # long blocks in a worker process
         return False
     found = False
     for segment in segments(body):
@@ -98,6 +98,12 @@ def _reads_as_commands(body: str) -> bool:
             return False
         found = True
     return found
+
+
+def _shell_error(body: str) -> bool:
+    """Whether bash's grammar finds an error in ``body`` (none without the grammar)."""
+    parser = parser_for("bash")
+    return parser is not None and parser.parse(body.encode()).root_node.has_error
 
 
 def _without_prompts(body: str) -> str:
