@@ -3,13 +3,21 @@
 
 // name: explore_projects
 // mode: read
-// The projects a caller may read ($readable null: every project), with a few counts.
+// The projects a caller may read ($readable null: every project), with their sizes: those
+// kept on the Project node (write.cypher upsert_projects, error_counts.cypher), counted only
+// for a project whose node has none yet (283 ms at 1M episodes when every call counted).
 MATCH (p:Project)
 WHERE $readable IS NULL OR p.name IN $readable
 RETURN p.name AS name, p.created_at AS created_at,
-       COUNT { MATCH (t:Task {project: p.name}) WHERE t.id IS NOT NULL } AS tasks,
-       COUNT { MATCH (e:Episode {project: p.name}) WHERE e.id IS NOT NULL } AS episodes,
-       COUNT { MATCH (r:Error {project: p.name}) WHERE r.key IS NOT NULL } AS errors
+       CASE WHEN p.task_total IS NULL
+            THEN COUNT { MATCH (t:Task {project: p.name}) WHERE t.id IS NOT NULL }
+            ELSE p.task_total END AS tasks,
+       CASE WHEN p.episode_total IS NULL
+            THEN COUNT { MATCH (e:Episode {project: p.name}) WHERE e.id IS NOT NULL }
+            ELSE p.episode_total END AS episodes,
+       CASE WHEN p.error_total IS NULL
+            THEN COUNT { MATCH (r:Error {project: p.name}) WHERE r.key IS NOT NULL }
+            ELSE p.error_total END AS errors
 ORDER BY name
 
 // name: explore_errors

@@ -86,7 +86,11 @@ CALL (e) {
   DELETE v
 }
 DETACH DELETE e
-RETURN count(*) AS deleted
+// the project's kept size (write.cypher upsert_projects)
+WITH count(*) AS deleted
+OPTIONAL MATCH (p:Project {name: $project})
+SET p.episode_total = p.episode_total - deleted
+RETURN deleted
 
 // name: forget_tasks
 // mode: write
@@ -99,7 +103,11 @@ CALL (t) {
   DELETE f
 }
 DETACH DELETE t
-RETURN count(*) AS deleted
+// the project's kept size (write.cypher upsert_projects)
+WITH count(*) AS deleted
+OPTIONAL MATCH (p:Project {name: $project})
+SET p.task_total = p.task_total - deleted
+RETURN deleted
 
 // name: clear_lonely_context
 // mode: write

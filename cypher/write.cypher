@@ -34,6 +34,17 @@ CYPHER replan=skip
 UNWIND $projects AS name
 MERGE (p:Project {name: name})
 ON CREATE SET p.created_at = datetime(), p.active_at = datetime()
+// A project without its kept sizes (new, a store from before migration 12, or its node made
+// by another path) gets them counted once; then each write moves them by the tasks and
+// episodes it creates (`uncounted` marks one between its MERGE and the count) and
+// forgetting by those it deletes. `explore_projects` reads them, whatever the project's size.
+WITH p
+CALL (p) {
+  WITH p WHERE p.task_total IS NULL OR p.episode_total IS NULL
+  SET p.task_total = COUNT { MATCH (t:Task {project: p.name}) WHERE t.id IS NOT NULL },
+      p.episode_total = COUNT { MATCH (e:Episode {project: p.name}) WHERE e.id IS NOT NULL }
+}
+WITH p
 // A project without its errors' totals (new, or its node made by another path) gets them
 // set whole, each error settled (cypher/error_counts.cypher); then they are only moved.
 WITH p WHERE p.error_total IS NULL
@@ -51,11 +62,15 @@ SET p.error_total = total, p.error_open = open
 CYPHER replan=skip
 UNWIND $rows AS row
 MERGE (t:Task {project: row.project, id: row.id})
-ON CREATE SET t.recorded_at = datetime()
+ON CREATE SET t.recorded_at = datetime(), t.uncounted = true
 SET t += row.props
 WITH t, row
 MATCH (p:Project {name: row.project})
 MERGE (p)-[:HAS_TASK]->(t)
+// the project's kept size moved by the tasks made here (upsert_projects)
+WITH p, [x IN collect(DISTINCT t) WHERE x.uncounted] AS made
+FOREACH (x IN made | REMOVE x.uncounted)
+SET p.task_total = p.task_total + size(made)
 
 // name: unlink_replaced_episodes
 // mode: write
@@ -121,7 +136,7 @@ UNWIND $rows AS row
 MERGE (e:Episode {project: row.project, id: row.id})
 ON CREATE SET e.recorded_at = datetime(), e.uses = 0, e.successes = 0, e.failures = 0,
               e.review_status = row.review_status, e.active_at = datetime(),
-              e.confidence = row.props.prior_confidence
+              e.confidence = row.props.prior_confidence, e.uncounted = true
 SET e += row.props,
     e.cites = row.props.cites,
     e.details = row.details,
@@ -145,10 +160,20 @@ CALL (e, row) {
   SET v.embedding = made.vector
 }
 WITH e, row
-WHERE row.task_id IS NOT NULL
-MERGE (t:Task {project: row.project, id: row.task_id})
-ON CREATE SET t.recorded_at = datetime(), t.goal = null, t.status = 'open'
-MERGE (t)-[:HAS_EPISODE]->(e)
+OPTIONAL CALL (e, row) {
+  WITH e, row WHERE row.task_id IS NOT NULL
+  MERGE (t:Task {project: row.project, id: row.task_id})
+  ON CREATE SET t.recorded_at = datetime(), t.goal = null, t.status = 'open', t.uncounted = true
+  MERGE (t)-[:HAS_EPISODE]->(e)
+  RETURN t
+}
+// the project's kept sizes moved by the episodes and tasks made here (upsert_projects)
+WITH row.project AS project, collect(DISTINCT e) AS episodes, collect(DISTINCT t) AS tasks
+WITH project, [x IN episodes WHERE x.uncounted] AS made, [x IN tasks WHERE x.uncounted] AS opened
+FOREACH (x IN made + opened | REMOVE x.uncounted)
+WITH project, size(made) AS made, size(opened) AS opened WHERE made + opened > 0
+MATCH (p:Project {name: project})
+SET p.episode_total = p.episode_total + made, p.task_total = p.task_total + opened
 
 // name: link_task_chains
 // mode: write

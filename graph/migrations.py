@@ -117,6 +117,11 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
         "each project keeps its errors' totals (all, open) for the errors pages",
         cypher_step("migrate_error_totals"),
     ),
+    Migration(
+        12,
+        "each project keeps its sizes (tasks, episodes) for the projects list",
+        cypher_step("migrate_project_sizes"),
+    ),
 )
 
 
