@@ -101,6 +101,9 @@ CALL (row) {
   WITH row WHERE row.kind = 'Project'
   MERGE (n:Project {name: row.project})
   SET n += row.props
+  // the sizes and totals it keeps are the export's store's: left unset (read by counting)
+  // until the import's end sets them whole, so an import cut short leaves none wrong
+  REMOVE n.task_total, n.episode_total, n.error_total, n.error_open
   RETURN n
   UNION ALL
   WITH row WHERE row.kind = 'Episode'

@@ -152,3 +152,21 @@ async def test_migration_12_and_the_first_write_set_the_sizes_of_a_store_written
     await store.run_text(forget, {"p": project})
     await ingestor.ingest(_task(project, "c", 2, 2))
     assert (await _sizes(store, project))[:2] == (expected[0] + 1, expected[1] + 2)
+
+
+async def test_an_import_cut_short_after_its_nodes_leaves_no_size_wrong(
+    store: Any, project: str
+) -> None:
+    """The Project node an export carries holds its own store's sizes and totals: the
+    import's nodes leave them unset (the list counts) until its end sets them whole."""
+    ingestor = Ingestor(store, HashEmbedder())
+    await ingestor.ingest(_task(project, "a", 0))
+    expected = await _sizes(store, project)
+    bogus = {"task_total": 500, "episode_total": 9000, "error_total": 70, "error_open": 60}
+    row = {"kind": "Project", "project": project, "key": project, "gid": "p", "props": bogus}
+    await store.write_many([("import_nodes", {"rows": [row]})])
+    [shown] = await projects(store, [project])
+    assert (shown.tasks, shown.episodes, shown.errors) == expected
+    # the next write sets them whole again
+    await ingestor.ingest(_task(project, "b", 1, 1))
+    assert (await _sizes(store, project))[:2] == (expected[0] + 1, expected[1] + 1)
