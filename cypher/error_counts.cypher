@@ -209,20 +209,12 @@ CALL (p) {
 } IN TRANSACTIONS OF 100 ROWS
 RETURN errors AS errors_tallied, count(*) AS projects_tallied
 
-// name: recount_project_sizes
-// mode: write
-// A project's kept sizes (write.cypher upsert_projects) set whole: an import (the Project
-// node it wrote carries the sizes of the store it came from, its tasks and episodes were
-// merged without being counted).
-MATCH (p:Project {name: $project})
-SET p.task_total = COUNT { MATCH (t:Task {project: p.name}) WHERE t.id IS NOT NULL },
-    p.episode_total = COUNT { MATCH (e:Episode {project: p.name}) WHERE e.id IS NOT NULL }
-RETURN p.task_total AS tasks, p.episode_total AS episodes
-
 // name: migrate_project_sizes
 // mode: batch
-// Migration 12 (and the bulk load, after its derive): each project's kept sizes set whole.
-MATCH (p:Project)
+// Each project's kept sizes (write.cypher upsert_projects) set whole: migration 12 and the
+// bulk load, after its derive ($project null: every project); an import, its own project
+// (its tasks and episodes were merged without being counted).
+MATCH (p:Project) WHERE $project IS NULL OR p.name = $project
 CALL (p) {
   SET p.task_total = COUNT { MATCH (t:Task {project: p.name}) WHERE t.id IS NOT NULL },
       p.episode_total = COUNT { MATCH (e:Episode {project: p.name}) WHERE e.id IS NOT NULL }

@@ -120,7 +120,7 @@ GRAPH_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         12,
         "each project keeps its sizes (tasks, episodes) for the projects list",
-        cypher_step("migrate_project_sizes"),
+        cypher_step("migrate_project_sizes", project=None),
     ),
 )
 

@@ -145,7 +145,7 @@ async def test_migration_12_and_the_first_write_set_the_sizes_of_a_store_written
     # without them the list counts (the same sizes)
     [shown] = await projects(store, [project])
     assert (shown.tasks, shown.episodes, shown.errors) == expected
-    report = await cypher_step("migrate_project_sizes")(store)
+    report = await cypher_step("migrate_project_sizes", project=None)(store)
     assert report["projects_sized"] >= 1
     assert await _sizes(store, project) == expected
     # a store written before, then written to: the first write counts them whole

@@ -121,7 +121,7 @@ async def _recount(store: GraphStore, project: str, nodes: list[tuple[str, str]]
     # carry the totals of the store they came from
     await store.run("recount_error_totals", project=project)
     # and its sizes (tasks, episodes): merged here without being counted
-    await store.run("recount_project_sizes", project=project)
+    await store.run("migrate_project_sizes", project=project)
 
 
 def _header(parts: Iterator[tuple[str, Any]]) -> tuple[dict[str, Any], tuple[str, Any] | None]:

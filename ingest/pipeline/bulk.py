@@ -374,7 +374,7 @@ class BulkIngestor(Ingestor):
             await assign_families(self.store, buckets)
         await self.store.run("migrate_error_counts")
         await self.store.run("migrate_error_totals")  # each project's totals, from the counts
-        await self.store.run("migrate_project_sizes")  # and its sizes, from the imported nodes
+        await self.store.run("migrate_project_sizes", project=None)  # and sizes, from the nodes
         for start in range(0, len(files.tools), _RECOUNT_PAGE):
             await self.store.run("recount_tools", rows=files.tools[start : start + _RECOUNT_PAGE])
         await apply_schema(store, dimension, migrations=MIGRATIONS)  # the rest, all online
