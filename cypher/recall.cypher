@@ -668,6 +668,65 @@ RETURN p.project AS project, p.id AS id,
           .confidence} AS pattern,
        members, snippet
 
+// name: recall_shortlist
+// mode: read
+// Everything recall reads of its fused shortlist after the channels, in ONE round trip
+// (graph/recall_reads.shortlist_reads): the expansion of the keys not read early
+// ({{expand}}: recall_expand over `recall_keys` less $done), the patterns that summarize some
+// of $keys ({{patterns}}: recall_shortlist_patterns, or recall_shortlist_no_patterns), and
+// how alike each pair of $keys and the conflict partners of $linked is ({{similarities}}:
+// recall_shortlist_similarities, or recall_shortlist_no_similarities). Three statements
+// asked at once cost the server and the API their fixed share each (issue 23: ~1 ms of
+// Neo4j's CPU a statement under load); the parts are the queries they were, each run once.
+// One row: the expansion's rows, the patterns' rows, and the pairs.
+CALL () {
+  CALL () {
+{{expand}}
+  }
+  RETURN collect({project: project, id: id, episode: episode, task: task, errors: errors,
+                  environment: environment, previous: previous, next: next,
+                  contradicts: contradicts, superseded_by: superseded_by, linked: linked,
+                  fixed_by: fixed_by, clock: clock, tools: tools, snippets: snippets})
+         AS expanded
+}
+{{patterns}}
+{{similarities}}
+RETURN expanded, patterns, pairs
+
+// name: recall_keys_left
+// mode: read
+// A slot's text (recall_shortlist's expansion, after `recall_keys`): the keys the early
+// expansion did not read ($done).
+WITH key WHERE NOT key IN $done
+
+// name: recall_shortlist_patterns
+// mode: read
+// recall_shortlist's patterns: the rows of recall_patterns ({{patterns}}) as one list.
+CALL () {
+  CALL () {
+{{patterns}}
+  }
+  RETURN collect({project: project, id: id, pattern: pattern, members: members,
+                  snippet: snippet}) AS patterns
+}
+
+// name: recall_shortlist_no_patterns
+// mode: read
+// recall_shortlist without patterns: the caller asked for none.
+WITH *, [] AS patterns
+
+// name: recall_shortlist_similarities
+// mode: read
+// recall_shortlist's pairs: episode_similarities ({{similarities}}), its one row.
+CALL () {
+{{similarities}}
+}
+
+// name: recall_shortlist_no_similarities
+// mode: read
+// recall_shortlist without the pairs: the caller looks for no conflicts.
+WITH *, [] AS pairs
+
 // name: warm_up_episodes
 // mode: read
 // Start-up's warm-up (graph/warm_reads.py): stored episodes of the largest project, each

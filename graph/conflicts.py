@@ -12,7 +12,14 @@ import numpy as np
 from metisgraph.graph.cypher import query
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["Conflict", "Similarities", "find_conflicts", "partners_of", "similarities"]
+__all__ = [
+    "Conflict",
+    "Similarities",
+    "find_conflicts",
+    "pairs_of",
+    "partners_of",
+    "similarities",
+]
 
 Row = dict[str, Any]
 Key = tuple[str, str]
@@ -74,7 +81,11 @@ async def similarities(store: GraphStore, keys: Sequence[Key], linked_of: int = 
     similar = query("episode_similarities").filled(keys=query("recall_keys").text)
     asked = [{"project": p, "id": i} for p, i in keys]
     rows = await store.run_query(similar, {"keys": asked, "linked": asked[:linked_of]})
-    pairs = rows[0]["pairs"] if rows else []
+    return pairs_of(rows[0]["pairs"] if rows else [])
+
+
+def pairs_of(pairs: Sequence[Sequence[Any]]) -> Similarities:
+    """episode_similarities' pairs, [project, id, project, id, cosine] each, by pair."""
     return {frozenset({(ap, ai), (bp, bi)}): float(s) for ap, ai, bp, bi, s in pairs}
 
 

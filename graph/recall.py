@@ -1,10 +1,12 @@
 """Recall: candidates from every channel, fused, weighted by trust, expanded across the bridge.
 
-Round trips: one query for every channel, then the expansion of the best candidates (the
-snippets across the bridge included) and their patterns side by side — a fixed number,
-whatever k and whatever the size of the graph. On an otherwise idle server the full-text
-channels' own shortlist is expanded while the vector channels are asked (`Early`), and the
-expansion after the fusion reads only what that left.
+Round trips, a fixed number whatever k and whatever the size of the graph: the channels
+that need no vector (one statement, asked while the question is embedded), the vector
+channels (one), then the shortlist's reads (one: the expansion of the best candidates with
+the snippets across the bridge, their patterns, how alike they are). The projects' clocks
+for the warm tier are read at most every CLOCK_REUSE_SECONDS (graph/decay.py). On an
+otherwise idle server the full-text channels' own shortlist is expanded while the vector
+channels are asked (`Early`), and the read after the fusion expands only what that left.
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ from metisgraph.graph.conflicts import (
     partners_of,
     similarities,
 )
-from metisgraph.graph.decay import TIERS, idle_days, project_clocks, warm_since
+from metisgraph.graph.decay import (
+    TIERS,
+    idle_days,
+    project_clocks,
+    recent_clocks,
+    warm_since,
+)
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.learned_rank import rerank
 from metisgraph.graph.rank_features import FeatureTable
@@ -46,7 +54,6 @@ from metisgraph.graph.recall_hit import Hit
 from metisgraph.graph.recall_patterns import (
     PatternHit,
     fold_duplicates,
-    pattern_rows,
     patterns_for,
 )
 from metisgraph.graph.recall_reads import (
@@ -54,6 +61,7 @@ from metisgraph.graph.recall_reads import (
     expand_rows,
     returnable,
     shortlist_of,
+    shortlist_reads,
 )
 from metisgraph.graph.recall_request import QuestionVectors, RecallRequest, SnippetJudge
 from metisgraph.graph.rows import native_value
@@ -226,19 +234,14 @@ async def _expand(
     what their conflicts need: how alike each pair is, each one's recorded partners."""
     keys = [f.key for f in shortlist]
     # One round trip for the hits and the snippets across the bridge (and the conflict
-    # partners of the first k) — those the early expansion did not read; patterns beside
-    # it, and how alike they all are (a number a pair: no vector comes back).
-    sources = keys[: req.k] if req.conflicts else []
+    # partners of the first k) — those the early expansion did not read — their patterns,
+    # and how alike they all are (a number a pair: no vector comes back).
     done = early.keys if early is not None and early.keys is not None else frozenset()
-    rest = [key for key in keys if key not in done]
-    alike = similarities(store, keys if req.conflicts else [], len(sources))
-    reads = asyncio.gather(
-        expand_rows(store, req, rest, sources) if rest or sources else _nothing(),
-        pattern_rows(store, req, [{"project": p, "id": i} for p, i in keys], vector),
-        alike,
+    reads, first = await asyncio.gather(
+        shortlist_reads(store, req, keys, done, vector),
         early.task if early is not None and done else _nothing(),
     )
-    rows, patterns, pairs, first = await reads
+    rows, pairs = reads.rows, reads.alike
     if first is None:  # the early read failed: its keys read now
         rows += await expand_rows(store, req, [key for key in keys if key in done], ())
     read = {(r["project"], r["id"]): r for r in [*(first or ()), *rows]}
@@ -254,7 +257,7 @@ async def _expand(
     table = rerank(hits, answers.candidates, req)  # ranker: learned rescores them
     hits.sort(key=lambda h: -h.score)
     hits = fold_duplicates(hits)
-    return hits, patterns_for(patterns, hits), table, (pairs, linked, read)
+    return hits, patterns_for(reads.patterns, hits), table, (pairs, linked, read)
 
 
 async def _nothing() -> list[dict[str, Any]]:
@@ -319,7 +322,10 @@ async def _with_tiers(store: GraphStore, req: RecallRequest) -> RecallRequest:
     decay = req.settings.trust.decay
     if decay.cold_after_days is None or set(req.filters.tiers) == set(TIERS):
         return req
-    clocks = await project_clocks(store, req.projects)
+    # The warm tier (the default) may start a little early: recent_clocks; the cold alone
+    # on the clocks as they are now.
+    read = recent_clocks if "warm" in req.filters.tiers else project_clocks
+    clocks = await read(store, req.projects)
     filters = replace(req.filters, tier_since=warm_since(clocks, decay))
     return replace(req, filters=filters)
 

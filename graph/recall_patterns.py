@@ -3,7 +3,8 @@
 A merged duplicate is folded into its canonical episode's hit when both were found (the
 hit lists it in ``duplicates``). A well-supported pattern that summarizes some hits comes
 back beside them and ranks just above its best member: the lesson first, then its
-instances. Both are read in one round trip for all the hits.
+instances. The patterns are read with the hits' expansion, in its round trip
+(graph/recall_reads.shortlist_reads).
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from metisgraph.graph.recall_request import RecallRequest
-from metisgraph.graph.store import GraphStore
-
-__all__ = ["PatternHit", "fold_duplicates", "pattern_rows", "patterns_for"]
+__all__ = ["PatternHit", "fold_duplicates", "patterns_for"]
 
 # Above its best member, by less than any two distinct fused scores differ in practice:
 # the pattern takes the member's place and the member comes right after it.
@@ -44,22 +42,6 @@ def fold_duplicates(hits: list[H]) -> list[H]:
     """The hits without the merged duplicates of a hit also found (best first kept)."""
     found = {h.episode["id"] for h in hits}
     return [h for h in hits if h.episode.get("duplicate_of") not in found]
-
-
-async def pattern_rows(
-    store: GraphStore, req: RecallRequest, keys: list[dict[str, str]], vector: list[float]
-) -> list[dict[str, Any]]:
-    """The well-supported patterns that summarize some of the episodes (read beside the
-    expansion, in the same round trip time)."""
-    if not keys or not req.filters.wants("pattern"):
-        return []
-    return await store.run(
-        "recall_patterns",
-        keys=keys,
-        min_support=req.settings.pattern_min_support,
-        vector=vector,
-        members=req.settings.pattern_members,
-    )
 
 
 def patterns_for(rows: list[dict[str, Any]], hits: list[Any]) -> list[PatternHit]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from metisgraph.graph.channel_registry import channel
 from metisgraph.graph.channels import LIST_FILLER, ChannelAnswers
+from metisgraph.graph.conflicts import Similarities, pairs_of
 from metisgraph.graph.cypher import query
 from metisgraph.graph.fusion import Fused, fuse
 from metisgraph.graph.recall_request import RecallRequest
@@ -18,7 +20,16 @@ from metisgraph.graph.rows import moment_of_micros
 from metisgraph.graph.snippets import with_episode_snippets
 from metisgraph.graph.store import GraphStore
 
-__all__ = ["EXPAND_EXTRA", "Early", "expand_rows", "returnable", "shortlist_of", "with_moments"]
+__all__ = [
+    "EXPAND_EXTRA",
+    "Early",
+    "ShortlistReads",
+    "expand_rows",
+    "returnable",
+    "shortlist_of",
+    "shortlist_reads",
+    "with_moments",
+]
 
 log = logging.getLogger("metisgraph.recall")
 _Key = tuple[str, str]
@@ -76,6 +87,60 @@ async def expand_rows(
         "linked": _keys(linked, req.k),
     }
     return [with_moments(row) for row in await store.run_query(expand, params)]
+
+
+@dataclass(frozen=True)
+class ShortlistReads:
+    """What recall reads of its shortlist after the fusion (`shortlist_reads`)."""
+
+    rows: list[dict[str, Any]]  # recall_expand's, of the keys not read early and the partners
+    patterns: list[dict[str, Any]]  # recall_patterns' rows
+    alike: Similarities  # how alike each pair is (empty when no conflict is looked for)
+
+
+async def shortlist_reads(
+    store: GraphStore,
+    req: RecallRequest,
+    keys: Sequence[_Key],
+    done: frozenset[_Key],
+    vector: list[float],
+) -> ShortlistReads:
+    """The fused shortlist's reads in one round trip (recall_shortlist): the expansion of
+    ``keys`` less ``done`` (read early) and of the conflict partners of the first k, the
+    patterns that summarize some of them, and how alike each pair is — three queries that
+    were three statements, each part the named query it was."""
+    if not keys:
+        return ShortlistReads([], [], {})
+    sources = list(keys[: req.k]) if req.conflicts else []
+    steps = query("recall_steps" if req.steps else "recall_no_steps").text
+    left = f"{query('recall_keys').text}\n{query('recall_keys_left').text}"
+    expand = with_episode_snippets("recall_expand", steps=steps, keys=left)
+    if req.filters.wants("pattern") and keys:
+        patterns = query("recall_shortlist_patterns").filled(patterns=query("recall_patterns").text)
+    else:
+        patterns = query("recall_shortlist_no_patterns")
+    if req.conflicts:
+        similar = query("episode_similarities").filled(keys=query("recall_keys").text)
+        alike = query("recall_shortlist_similarities").filled(similarities=similar.text)
+    else:
+        alike = query("recall_shortlist_no_similarities")
+    together = query("recall_shortlist").filled(
+        expand=expand.text, patterns=patterns.text, similarities=alike.text
+    )
+    params = {
+        "keys": _keys(keys, req.k * EXPAND_EXTRA),
+        "linked": _keys(sources, req.k),
+        "done": _keys(sorted(done), req.k * EXPAND_EXTRA),
+        "min_support": req.settings.pattern_min_support,
+        "vector": vector,
+        "members": req.settings.pattern_members,
+    }
+    row = (await store.run_query(together, params))[0]
+    return ShortlistReads(
+        rows=[with_moments(r) for r in row["expanded"]],
+        patterns=list(row["patterns"]),
+        alike=pairs_of(row["pairs"]),
+    )
 
 
 class Early:

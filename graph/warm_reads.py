@@ -55,11 +55,14 @@ _TEXTS = 4  # kept for the caller's own warm-up (api/graphql/plan_service.warm_p
 #  * both: the review filter of a caller who may not review the project (pending memories
 #    left out; api/graphql/context.py `recallable`) — the usual caller of a service with
 #    keys.
-#  * the expansion: a hit's neighbouring steps, read only when the document shows them
-#    (`previous`/`next`; a GraphQL recall that selects neither, and every planContext).
+#  * the shortlist's read after the fusion (recall_shortlist): a hit's neighbouring steps,
+#    read only when the document shows them (`previous`/`next`; a GraphQL recall that
+#    selects neither, and every planContext), and how alike the hits are, only when the
+#    caller looks for conflicts (a document that selects none; planContext does): four texts;
+#    and an idle server's early expansion (`Early`), with its steps or without: asked here.
 # Eight questions hold every text of each: for both callers, with an error (and an
-# environment) or without, "full" (steps, conflicts, a title) or "bare" (none, and past the
-# first size group of words). Before the name channels were always asked, 52 shapes took
+# environment) or without, "full" (a title) or "bare" (none, and past the first size group
+# of words); without an error, steps and conflicts both or neither, with one, one of them. Before the name channels were always asked, 52 shapes took
 # ~22 s of a fresh JVM's planning; the warm-up had asked 24 and missed the bare ones, so a
 # fresh server's first short question planned its expansion and union (~1.2 s).
 _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
@@ -83,7 +86,7 @@ def question_shapes(row: Mapping[str, Any], k: int) -> Iterator[Shape]:
             environment=_ENVIRONMENT if error else None,
             filters=filters,
             steps=full,
-            conflicts=full,
+            conflicts=full != error,
         )
         yield req, _vectors(row, full, error=error)
 
@@ -114,8 +117,8 @@ async def warm_reads(store: GraphStore, budget_s: float, *, k: int = 5) -> WarmR
     started = time.monotonic()
 
     async def lane(rows: list[Row], shapes: list[Shape], lane: int) -> None:
-        for req, vectors in shapes[lane::_LANES]:
-            await recall(store, req, vectors)
+        for req, vectors in shapes[lane::_LANES]:  # the early expansion's text too
+            await recall(store, req, vectors, speculate=True)
             done.questions += 1
         for n in itertools.count():
             if time.monotonic() - started >= budget_s:

@@ -4,13 +4,16 @@ the evaluation counts what a returned memory holds."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from metisgraph.api.eval.retrieval import ranked_ids
-from metisgraph.graph import MEMORY_TYPES, RecallFilters, consolidate, recall
+from metisgraph.graph import MEMORY_TYPES, GraphStore, RecallFilters, consolidate, recall
+from metisgraph.graph.conflicts import similarities
+from metisgraph.graph.recall_reads import expand_rows, shortlist_reads
 from metisgraph.ingest.adapters import SourceRef, validate_record
 from metisgraph.ingest.pipeline import Ingestor
 from metisgraph.ingest.question import Question, prepare_question
@@ -101,3 +104,63 @@ async def test_graphql_recall_patterns(gql: Any, project: str, store: Any) -> No
     )
     only = gql(query, {"p": project, "q": ASK})["data"]["recall"]
     assert only["patterns"] == [] and only["hits"]
+
+
+class _Counting(GraphStore):
+    """The store, counting the statements sent."""
+
+    sent = 0
+
+    async def run_text(
+        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        self.sent += 1
+        return await super().run_text(text, params, read=read)
+
+
+@pytest.mark.slow
+async def test_the_shortlist_is_read_in_one_statement_as_its_three_queries_read_it(
+    store: Any, embedder: Any, project: str
+) -> None:
+    """After the fusion recall reads its shortlist in one round trip: the expansion of the
+    keys the early read left (and the conflict partners of the first k), the patterns and
+    how alike each pair is — the rows each of the three queries gives alone."""
+    await _maintained(store, embedder, project)
+    both = RecallFilters(memory_types=MEMORY_TYPES)
+    prepared = prepare_question(Question(project=project, query=ASK, k=5, filters=both))
+    vectors = await prepared.vectors(embedder)
+    req = prepared.request
+    rows = await store.run("eval_episode_vectors", project=project)
+    keys = [(project, r["id"]) for r in rows][:15]
+    done = frozenset(keys[5:9])
+    counting = _Counting(store.driver, store.database)
+    together = await shortlist_reads(counting, req, keys, done, vectors.text)
+    assert counting.sent == 1
+    alone = await expand_rows(store, req, [k for k in keys if k not in done], keys[:5])
+    assert len(together.rows) >= len(keys) - len(done)
+
+    def by_key(found: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+        return {(r["project"], r["id"]): r for r in found}
+
+    assert by_key(together.rows) == by_key(alone)
+    patterns = await store.run(
+        "recall_patterns",
+        keys=[{"project": p, "id": i} for p, i in keys],
+        min_support=req.settings.pattern_min_support,
+        vector=vectors.text,
+        members=req.settings.pattern_members,
+    )
+    assert patterns, "the fixture's lesson summarizes some of the keys"
+    assert sorted(together.patterns, key=lambda p: p["id"]) == sorted(
+        patterns, key=lambda p: p["id"]
+    )
+    alike = await similarities(store, keys, 5)
+    assert len(keys) >= 10 and len(alike) == len(keys) * (len(keys) - 1) // 2
+    assert together.alike.keys() == alike.keys()
+    for pair, value in alike.items():
+        assert together.alike[pair] == pytest.approx(value, abs=1e-6)
+    quiet = replace(req, conflicts=False, filters=RecallFilters())  # episodes only, no pairs
+    counting.sent = 0
+    plain = await shortlist_reads(counting, quiet, keys, frozenset(), vectors.text)
+    assert counting.sent == 1 and plain.patterns == [] and plain.alike == {}
+    assert by_key(plain.rows) == by_key(await expand_rows(store, quiet, keys, ()))

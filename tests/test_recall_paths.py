@@ -130,8 +130,11 @@ class _Expanding(GraphStore):
         self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
     ) -> list[dict[str, Any]]:
         if params and "linked" in params and "AS fixed_by" in text:  # recall_expand
-            keys = params["keys"]  # filled to one length with a key no episode holds
-            self.asked.append({(k["project"], k["id"]) for k in keys if k["id"] != LIST_FILLER})
+            # filled to one length with a key no episode holds; after the fusion, the
+            # shortlist less the keys read early ($done)
+            keys, done = params["keys"], params.get("done", [])
+            asked = {(k["project"], k["id"]) for k in keys if k["id"] != LIST_FILLER}
+            self.asked.append(asked - {(k["project"], k["id"]) for k in done})
         return await super().run_text(text, params, read=read)
 
 

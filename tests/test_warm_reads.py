@@ -210,8 +210,8 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
 async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_made(
     store: Any, project: str
 ) -> None:
-    """A GraphQL recall that selects neither `previous`/`next` nor `conflicts`, and every
-    planContext, asks the expansion without them; a question of one line has no title
+    """A GraphQL recall that selects neither `previous`/`next` nor `conflicts` (or one of
+    them), and every planContext, asks the shortlist's read without them; a question of one line has no title
     vector; a caller who may not review the project asks with the review filter: each is
     another query text. The warm-up asks them all (whether or not the store's episodes
     have title vectors), so a fresh server's first short question is not the one that
@@ -225,8 +225,8 @@ async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_ma
     await warm_reads(warm, 0.01)
     callers = (RecallFilters(), RecallFilters(review=NOT_REVIEWING))  # may review, or not
     # a title: a question of several lines; an error vector: a question with an error
-    for steps, title, error, filters in itertools.product(
-        (False, True), (None, vector), (None, vector), callers
+    for steps, conflicts, title, error, filters in itertools.product(
+        (False, True), (False, True), (None, vector), (None, vector), callers
     ):
         asked = _Recording(store)
         question = RecallRequest(
@@ -235,11 +235,11 @@ async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_ma
             error_keys=("python:TimeoutError:<*>",) if error else (),
             filters=filters,
             steps=steps,
-            conflicts=steps,
+            conflicts=conflicts,
         )
         outcome = await recall(asked, question, QuestionVectors(vector, title=title, error=error))
         assert outcome.hits
-        assert asked.seen and asked.seen <= warm.seen, (steps, title, error, filters)
+        assert asked.seen and asked.seen <= warm.seen, (steps, conflicts, title, error, filters)
 
 
 @pytest.mark.anyio
