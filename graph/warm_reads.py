@@ -62,9 +62,10 @@ _TEXTS = 4  # kept for the caller's own warm-up (api/graphql/plan_service.warm_p
 #    and an idle server's early expansion (`Early`), with its steps or without: asked here.
 # Eight questions hold every text of each: for both callers, with an error (and an
 # environment) or without, "full" (a title) or "bare" (none, and past the first size group
-# of words); without an error, steps and conflicts both or neither, with one, one of them. Before the name channels were always asked, 52 shapes took
-# ~22 s of a fresh JVM's planning; the warm-up had asked 24 and missed the bare ones, so a
-# fresh server's first short question planned its expansion and union (~1.2 s).
+# of words); without an error, steps and conflicts both or neither, with one, one of them.
+# Before the name channels were always asked, 52 shapes took ~22 s of a fresh JVM's
+# planning; the warm-up had asked 24 and missed the bare ones, so a fresh server's first
+# short question planned its expansion and union (~1.2 s).
 _NOTHING = "metisgraph-warm-up"  # matches no stored error, symbol, word or tool
 _MANY_WORDS = 101  # the next group of a list's size
 _ENVIRONMENT = EnvironmentQuery(os="linux", runtime="python", runtime_version="3.11")

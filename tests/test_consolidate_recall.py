@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from counting import CountingStore
 
 from metisgraph.api.eval.retrieval import ranked_ids
-from metisgraph.graph import MEMORY_TYPES, GraphStore, RecallFilters, consolidate, recall
+from metisgraph.graph import MEMORY_TYPES, RecallFilters, consolidate, recall
 from metisgraph.graph.conflicts import similarities
 from metisgraph.graph.recall_reads import expand_rows, shortlist_reads
 from metisgraph.ingest.adapters import SourceRef, validate_record
@@ -106,18 +107,6 @@ async def test_graphql_recall_patterns(gql: Any, project: str, store: Any) -> No
     assert only["patterns"] == [] and only["hits"]
 
 
-class _Counting(GraphStore):
-    """The store, counting the statements sent."""
-
-    sent = 0
-
-    async def run_text(
-        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
-    ) -> list[dict[str, Any]]:
-        self.sent += 1
-        return await super().run_text(text, params, read=read)
-
-
 @pytest.mark.slow
 async def test_the_shortlist_is_read_in_one_statement_as_its_three_queries_read_it(
     store: Any, embedder: Any, project: str
@@ -133,7 +122,7 @@ async def test_the_shortlist_is_read_in_one_statement_as_its_three_queries_read_
     rows = await store.run("eval_episode_vectors", project=project)
     keys = [(project, r["id"]) for r in rows][:15]
     done = frozenset(keys[5:9])
-    counting = _Counting(store.driver, store.database)
+    counting = CountingStore(store)
     together = await shortlist_reads(counting, req, keys, done, vectors.text)
     assert counting.sent == 1
     alone = await expand_rows(store, req, [k for k in keys if k not in done], keys[:5])
@@ -160,7 +149,7 @@ async def test_the_shortlist_is_read_in_one_statement_as_its_three_queries_read_
     for pair, value in alike.items():
         assert together.alike[pair] == pytest.approx(value, abs=1e-6)
     quiet = replace(req, conflicts=False, filters=RecallFilters())  # episodes only, no pairs
-    counting.sent = 0
+    counting.reset()
     plain = await shortlist_reads(counting, quiet, keys, frozenset(), vectors.text)
     assert counting.sent == 1 and plain.patterns == [] and plain.alike == {}
     assert by_key(plain.rows) == by_key(await expand_rows(store, quiet, keys, ()))

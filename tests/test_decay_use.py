@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from counting import CountingStore
 
 from metisgraph.graph import (
-    GraphStore,
     QuestionVectors,
     RecallFilters,
     RecallRequest,
@@ -150,20 +150,6 @@ async def test_decay_lowers_a_rank_and_the_cold_tier_keeps_memory_out_yet_findab
     assert first in _hits(gql, p)
 
 
-class _Counting(GraphStore):
-    """The store, counting the statements sent and the clocks' reads among them."""
-
-    sent = 0
-    clocks = 0
-
-    async def run_text(
-        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
-    ) -> list[dict[str, Any]]:
-        self.sent += 1
-        self.clocks += query("project_clocks").text in text
-        return await super().run_text(text, params, read=read)
-
-
 @pytest.mark.anyio
 @pytest.mark.slow
 async def test_the_warm_tier_reuses_a_clock_read_moments_ago_and_its_hits_stay_exact(
@@ -173,23 +159,26 @@ async def test_the_warm_tier_reuses_a_clock_read_moments_ago_and_its_hits_stay_e
     a question. A clock moved on since makes the channels let in memory gone cold, and
     recall still returns none of it; the cold tier alone reads the clock as it is."""
     p = fixes
-    counting = _Counting(store.driver, store.database)
+    counting = CountingStore(store)
     vectors = QuestionVectors(embedder.encode([QUESTION])[0].tolist())
     warm = RecallRequest(projects=(p,), text=QUESTION, k=10)
 
     fused: list[int] = []  # candidates fused, per question
 
+    def clocks() -> int:  # the projects' clocks read by the last question
+        return sum(query("project_clocks").text in t for t in counting.texts)
+
     async def ask(req: RecallRequest) -> set[str]:
-        counting.sent = counting.clocks = 0
+        counting.reset()
         outcome = await recall(counting, req, vectors, speculate=False)
         fused.append(outcome.candidates)
         return {h.episode["id"] for h in outcome.hits}
 
     found = await ask(warm)
-    assert {"fix-a", "fix-b"} <= found and counting.clocks == 1
+    assert {"fix-a", "fix-b"} <= found and clocks() == 1
     first = counting.sent
     assert await ask(warm) == found
-    assert counting.clocks == 0 and counting.sent == first - 1
+    assert clocks() == 0 and counting.sent == first - 1
     # Every memory of the project idle 800 days by its clock: all cold.
     await store.run_text(
         "MATCH (p:Project {name: $p}) SET p.active_at = datetime() + duration({days: 800})",
@@ -197,10 +186,10 @@ async def test_the_warm_tier_reuses_a_clock_read_moments_ago_and_its_hits_stay_e
     )
     assert await ask(warm) == set()
     # The channels found them on the clock read before; each hit checked on its own.
-    assert counting.clocks == 0 and fused[-1] > 0
+    assert clocks() == 0 and fused[-1] > 0
     cold = replace(warm, filters=RecallFilters(tiers=("cold",)))
     assert {"fix-a", "fix-b"} <= await ask(cold)
-    assert counting.clocks == 1
+    assert clocks() == 1
     monkeypatch.setattr(decay, "CLOCK_REUSE_SECONDS", 0.0)
     assert await ask(warm) == set()
-    assert counting.clocks == 1 and fused[-1] == 0  # read again once older than that
+    assert clocks() == 1 and fused[-1] == 0  # read again once older than that

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from counting import CountingStore
 from profiles import db_hits
 
 from metisgraph.graph import GraphStore, QuestionVectors, RecallFilters, RecallRequest, recall
@@ -87,18 +88,6 @@ async def _until(done: Callable[[], bool], seconds: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
-class _Counting(GraphStore):
-    """The store, counting the queries it sends."""
-
-    sent = 0
-
-    async def run_text(
-        self, text: str, params: dict[str, Any] | None = None, *, read: bool = False
-    ) -> list[dict[str, Any]]:
-        self.sent += 1
-        return await super().run_text(text, params, read=read)
-
-
 async def test_channels_asked_before_the_vectors_give_the_same_answer(
     store: Any, embedder: Any, project: str
 ) -> None:
@@ -107,7 +96,7 @@ async def test_channels_asked_before_the_vectors_give_the_same_answer(
     await _load(store, embedder, project)
     request, vectors = _request(project, RecallFilters()), _vectors(embedder)
     computed = asyncio.get_running_loop().create_future()
-    counting = _Counting(store.driver, store.database)
+    counting = CountingStore(store)
     asked = asyncio.ensure_future(recall(counting, request, computed, speculate=False))
     await _until(lambda: counting.sent >= 2)
     # The projects' clocks (where the cold tier starts), then the channels that need no

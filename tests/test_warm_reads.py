@@ -210,12 +210,11 @@ async def test_warm_up_plans_the_queries_of_a_pasted_trace_before_one_is_asked(
 async def test_a_short_question_that_selects_no_steps_meets_plans_the_warm_up_made(
     store: Any, project: str
 ) -> None:
-    """A GraphQL recall that selects neither `previous`/`next` nor `conflicts` (or one of
-    them), and every planContext, asks the shortlist's read without them; a question of one line has no title
-    vector; a caller who may not review the project asks with the review filter: each is
-    another query text. The warm-up asks them all (whether or not the store's episodes
-    have title vectors), so a fresh server's first short question is not the one that
-    plans them."""
+    """A GraphQL recall that selects neither `previous`/`next` nor `conflicts` (or one of them),
+    and every planContext, asks the shortlist's read without them; a question of one line has
+    no title vector; a caller who may not review the project asks with the review filter: each
+    is another query text. The warm-up asks them all (whether or not the store's episodes have
+    title vectors), so a fresh server's first short question is not the one that plans them."""
     from metisgraph.graph.recall import recall
     from metisgraph.graph.recall_request import QuestionVectors, RecallRequest
 
