@@ -100,7 +100,11 @@ UNWIND $rows AS row
 CALL (row) {
   WITH row WHERE row.kind = 'Project'
   MERGE (n:Project {name: row.project})
+  WITH n, row, n.active_at AS clock
   SET n += row.props
+  // its clock only moves forward (graph/decay.py): an older export's leaves the project's own
+  SET n.active_at = CASE WHEN clock IS NOT NULL AND (n.active_at IS NULL OR clock > n.active_at)
+                         THEN clock ELSE n.active_at END
   // the sizes and totals it keeps are the export's store's: left unset (read by counting)
   // until the import's end sets them whole, so an import cut short leaves none wrong
   REMOVE n.task_total, n.episode_total, n.error_total, n.error_open

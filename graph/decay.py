@@ -94,10 +94,11 @@ async def recent_clocks(store: GraphStore, projects: Sequence[str]) -> dict[str,
     """Each project's clock as read at most CLOCK_REUSE_SECONDS ago (read now if not).
 
     For the warm tier's filter alone: a clock only moves forward (`touch_project`, at most
-    once an hour), so one read a little earlier starts the warm tier a little earlier — the
-    channels let in a few more candidates, never fewer — and recall checks each hit against
-    its project's clock read with it (`_in_tiers`). The cold tier alone needs the clock as
-    it is now. One statement fewer per question (issue 23: ~1 ms of Neo4j's CPU each)."""
+    once an hour; an import keeps the later of its own and the export's), so one read a
+    little earlier starts the warm tier a little earlier — the channels let in a few more
+    candidates, never fewer — and recall checks each hit against its project's clock read
+    with it (`_in_tiers`). The cold tier alone needs the clock as it is now. One statement
+    fewer per question: its driver and socket work in the API (issue 23)."""
     now = time.monotonic()
     kept = _recent.setdefault(store, {})
     stale = [p for p in projects if p not in kept or now - kept[p][0] > CLOCK_REUSE_SECONDS]

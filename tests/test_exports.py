@@ -118,6 +118,18 @@ async def test_export_import_export_gives_the_same_graph(store: Any, story: Stor
         read=True,
     )
     assert named[0]["links"] > 0 and named[0]["named"] == named[0]["links"]
+    # A project's clock only moves forward (graph/decay.py: recall's warm tier counts on it):
+    # an export older than the project's own clock leaves it.
+    later = await store.run_text(
+        "MATCH (p:Project {name: $p}) SET p.active_at = p.active_at + duration({days: 1}) "
+        "RETURN p.active_at AS at",
+        {"p": copy},
+    )
+    await import_graph(store, io.StringIO(text), project=copy, dimension=384)
+    kept = await store.run_text(
+        "MATCH (p:Project {name: $p}) RETURN p.active_at AS at", {"p": copy}, read=True
+    )
+    assert later[0]["at"] is not None and kept == later
 
 
 async def test_the_digest_sees_a_change(store: Any, own_story: Story) -> None:
