@@ -676,8 +676,8 @@ RETURN p.project AS project, p.id AS id,
 // of $keys ({{patterns}}: recall_shortlist_patterns, or recall_shortlist_no_patterns), and
 // how alike each pair of $keys and the conflict partners of $linked is ({{similarities}}:
 // recall_shortlist_similarities, or recall_shortlist_no_similarities). Three statements
-// asked at once cost the server and the API their fixed share each (issue 23: ~1 ms of
-// Neo4j's CPU a statement under load); the parts are the queries they were, each run once.
+// asked at once cost the API their driver and socket work each (issue 23: 1.5-2 ms of the
+// API's CPU an answer under 8 clients); the parts are the queries they were, each run once.
 // One row: the expansion's rows, the patterns' rows, and the pairs.
 CALL () {
   CALL () {
