@@ -115,7 +115,7 @@ async def shortlist_reads(
     steps = query("recall_steps" if req.steps else "recall_no_steps").text
     left = f"{query('recall_keys').text}\n{query('recall_keys_left').text}"
     expand = with_episode_snippets("recall_expand", steps=steps, keys=left)
-    if req.filters.wants("pattern") and keys:
+    if req.filters.wants("pattern"):
         patterns = query("recall_shortlist_patterns").filled(patterns=query("recall_patterns").text)
     else:
         patterns = query("recall_shortlist_no_patterns")
