@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from metisgraph.graph.abstention_probes import PROBES
 from metisgraph.graph.channel_registry import CHANNELS
+from metisgraph.graph.project_cache import ProjectCache
 from metisgraph.graph.recall_request import RecallRequest
 from metisgraph.graph.rows import native_value
 from metisgraph.graph.store import GraphStore
@@ -154,36 +154,20 @@ async def calibrate_abstention(
     found = Calibration(
         project, threshold, episodes, code, tuple(scores), datetime.now(UTC), source
     )
-    _cache(store).put(found)
+    _READ.put(store, project, found)
     return found
 
 
-@dataclass
-class _Cache:
-    """What one process read of its projects' gates, and when."""
-
-    read: dict[str, tuple[float, Calibration]] = field(default_factory=dict)
-    locks: dict[str, asyncio.Lock] = field(default_factory=dict)
-
-    def fresh(self, project: str, now: float, within: float) -> Calibration | None:
-        found = self.read.get(project)
-        return found[1] if found and now - found[0] < within else None
-
-    def put(self, calibration: Calibration) -> None:
-        self.read[calibration.project] = (time.monotonic(), calibration)
-
-    def lock(self, project: str) -> asyncio.Lock:
-        return self.locks.setdefault(project, asyncio.Lock())
+_READ: ProjectCache[Calibration] = ProjectCache()  # each project's gate, as last read
+# one measurement of a project's gate at a time, per store
+_LOCKS: weakref.WeakKeyDictionary[GraphStore, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
 
 
-_CACHES: weakref.WeakKeyDictionary[GraphStore, _Cache] = weakref.WeakKeyDictionary()
-
-
-def _cache(store: GraphStore) -> _Cache:
-    found = _CACHES.get(store)
-    if found is None:
-        found = _CACHES[store] = _Cache()
-    return found
+def _lock(store: GraphStore, project: str) -> asyncio.Lock:
+    locks = _LOCKS.get(store)
+    if locks is None:
+        locks = _LOCKS[store] = {}
+    return locks.setdefault(project, asyncio.Lock())
 
 
 def _stale(row: Mapping[str, Any], settings: AbstentionSettings) -> bool:
@@ -221,20 +205,19 @@ async def abstention_gates(
     """Each project's gate: from this process's cache when read within ``cache_s``, else
     read from the project (one query for all), measured first when never measured or
     stale."""
-    cache, now = _cache(store), time.monotonic()
     wanted = list(dict.fromkeys(projects))
-    found = {p: c for p in wanted if (c := cache.fresh(p, now, settings.cache_s))}
-    missing = [p for p in wanted if p not in found]
+    missing = _READ.stale(store, wanted, settings.cache_s)
+    found = {p: c for p, c in _READ.kept(store, wanted).items() if p not in missing}
     if not missing:
         return found
     for row in await store.run("abstention_gates", projects=missing):
         project = row["project"]
         if not _stale(row, settings):
             found[project] = _kept(row)
-            cache.put(found[project])
+            _READ.put(store, project, found[project])
             continue
-        async with cache.lock(project):  # one measurement per project at a time
-            again = cache.fresh(project, time.monotonic(), settings.cache_s)
+        async with _lock(store, project):  # one measurement per project at a time
+            again = _READ.fresh(store, project, settings.cache_s)
             found[project] = again or await calibrate_abstention(
                 store, project, probe_vectors, in_index=in_index, settings=settings
             )

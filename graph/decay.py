@@ -11,13 +11,12 @@ cypher/write.cypher) moves its `active_at` and restores it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from weakref import WeakKeyDictionary
 
+from metisgraph.graph.project_cache import ProjectCache
 from metisgraph.graph.rows import native_value
 from metisgraph.graph.store import GraphStore
 
@@ -86,8 +85,7 @@ async def project_clocks(store: GraphStore, projects: Sequence[str]) -> dict[str
 
 # How long a project's clock, once read, serves recall's warm-tier filter (`recent_clocks`).
 CLOCK_REUSE_SECONDS = 30.0
-_KEPT_PROJECTS = 10_000  # clocks a store keeps at most; all forgotten past that
-_recent: WeakKeyDictionary[GraphStore, dict[str, tuple[float, datetime]]] = WeakKeyDictionary()
+_RECENT: ProjectCache[datetime] = ProjectCache()
 
 
 async def recent_clocks(store: GraphStore, projects: Sequence[str]) -> dict[str, datetime]:
@@ -99,15 +97,11 @@ async def recent_clocks(store: GraphStore, projects: Sequence[str]) -> dict[str,
     candidates, never fewer — and recall checks each hit against its project's clock read
     with it (`_in_tiers`). The cold tier alone needs the clock as it is now. One statement
     fewer per question: its driver and socket work in the API (issue 23)."""
-    now = time.monotonic()
-    kept = _recent.setdefault(store, {})
-    stale = [p for p in projects if p not in kept or now - kept[p][0] > CLOCK_REUSE_SECONDS]
-    if stale:
-        if len(kept) + len(stale) > _KEPT_PROJECTS:
-            kept.clear()
-        for project, clock in (await project_clocks(store, stale)).items():
-            kept[project] = (now, clock)
-    return {p: kept[p][1] for p in projects}
+    stale = _RECENT.stale(store, projects, CLOCK_REUSE_SECONDS)
+    read = await project_clocks(store, stale) if stale else {}
+    for project, clock in read.items():
+        _RECENT.put(store, project, clock)
+    return _RECENT.kept(store, projects) | read
 
 
 def warm_since(clocks: Mapping[str, datetime], settings: DecaySettings) -> datetime | None:

@@ -11,10 +11,9 @@ the ``learned`` preset has no sequential round trip of its own; ``hand`` never r
 from __future__ import annotations
 
 import json
-import time
-import weakref
 from collections.abc import Iterable
 
+from metisgraph.graph.project_cache import ProjectCache
 from metisgraph.graph.ranker import LinearRanker, RankerFileError
 from metisgraph.graph.store import GraphStore
 
@@ -22,8 +21,7 @@ __all__ = ["CACHE_S", "install_ranker", "project_rankers"]
 
 CACHE_S = 60.0  # how long a process trusts what it read of a project's ranker
 
-_Read = dict[str, tuple[float, LinearRanker | None]]
-_CACHES: weakref.WeakKeyDictionary[GraphStore, _Read] = weakref.WeakKeyDictionary()
+_READ: ProjectCache[LinearRanker | None] = ProjectCache()  # None: the project has none
 
 
 async def install_ranker(store: GraphStore, project: str, ranker: LinearRanker | None) -> bool:
@@ -32,7 +30,7 @@ async def install_ranker(store: GraphStore, project: str, ranker: LinearRanker |
     text = None if ranker is None else json.dumps(ranker.as_json())
     version = None if ranker is None else ranker.version
     rows = await store.run("install_ranker", project=project, ranker=text, version=version)
-    _CACHES.get(store, {}).pop(project, None)
+    _READ.drop(store, project)
     return bool(rows)
 
 
@@ -40,16 +38,12 @@ async def project_rankers(
     store: GraphStore, projects: Iterable[str], cache_s: float = CACHE_S
 ) -> dict[str, LinearRanker]:
     """Each project's installed ranker (projects without one are left out)."""
-    cache = _CACHES.get(store)
-    if cache is None:
-        cache = _CACHES[store] = {}
-    now = time.monotonic()
     wanted = list(dict.fromkeys(projects))
-    missing = [p for p in wanted if p not in cache or now - cache[p][0] >= cache_s]
+    missing = _READ.stale(store, wanted, cache_s)
     if missing:
         for row in await store.run("project_rankers", projects=missing):
-            cache[row["project"]] = (now, _parsed(row["project"], row.get("ranker")))
-    return {p: r for p in wanted if (r := cache.get(p, (0.0, None))[1]) is not None}
+            _READ.put(store, row["project"], _parsed(row["project"], row.get("ranker")))
+    return {p: r for p, r in _READ.kept(store, wanted).items() if r is not None}
 
 
 def _parsed(project: str, text: object) -> LinearRanker | None:
