@@ -13,11 +13,13 @@ about half the time, checked by direction against the float graph at start.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import queue
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,7 +121,13 @@ class OnnxModel:
     runtime = "onnx"
 
     def __init__(
-        self, files: ModelFiles, graph: Path | bytes, *, threads: int, digest: str
+        self,
+        files: ModelFiles,
+        graph: Path | bytes,
+        *,
+        threads: int,
+        digest: str,
+        question_lanes: int = 1,
     ) -> None:
         import onnxruntime as ort
 
@@ -134,10 +142,20 @@ class OnnxModel:
         self._options = options
         self._session = self._open(graph)
         self._documents = _Lane(files)
-        self._questions = _Lane(files)
-        # The int8 graph, for questions of more than ``long_from`` tokens (None: none).
-        self._long_session: Any = None
-        self.long_from: int | None = None
+        # Questions run on as many lanes at once (each its tokenizer, one run at a time; the
+        # session serves concurrent runs): one lane kept every question of a busy server in
+        # one queue while the other core waited (docs/benchmarks.md).
+        self._lanes = max(1, question_lanes)
+        self._questions: queue.SimpleQueue[_Lane] = queue.SimpleQueue()
+        for _ in range(self._lanes):
+            self._questions.put(_Lane(files))
+        # (bound, the int8 graph): a question of more than ``bound`` tokens runs on it (None:
+        # none). One tuple, so a lane never reads one's bound with another's graph.
+        self._long: tuple[int, Any] | None = None
+
+    @property
+    def long_from(self) -> int | None:
+        return None if self._long is None else self._long[0]
 
     def _open(self, graph: Path | bytes) -> Any:
         import onnxruntime as ort
@@ -146,21 +164,36 @@ class OnnxModel:
         return ort.InferenceSession(source, self._options, providers=["CPUExecutionProvider"])
 
     @classmethod
-    def open(cls, path: Path, *, cache_dir: Path, threads: int) -> OnnxModel:
+    def open(
+        cls, path: Path, *, cache_dir: Path, threads: int, question_lanes: int = 1
+    ) -> OnnxModel:
         """The model in the directory ``path`` (``UnsupportedModel`` when it is not of a
         shape ``bert_graph`` builds); its graph built once and kept under ``cache_dir``."""
         files = read_model(path)
         digest = files.digest()
         target = cache_dir.expanduser() / f"{digest}-{_FORMAT}.onnx"
-        if target.exists():
-            return cls(files, target, threads=threads, digest=digest)
-        built = bert_graph(files).SerializeToString()
+        kept: Path | bytes = target
+        if not target.exists():
+            built = bert_graph(files).SerializeToString()
+            try:
+                _write(target, built)
+            except OSError as exc:  # a read-only home: the graph lives in memory only
+                log.warning("the model's graph is not kept at %s: %s", target, exc)
+                kept = built
+        return cls(files, kept, threads=threads, digest=digest, question_lanes=question_lanes)
+
+    @property
+    def question_lanes(self) -> int:
+        return self._lanes
+
+    @contextlib.contextmanager
+    def _question_lane(self) -> Iterator[_Lane]:
+        """A free question lane, for one call (waits while every lane is busy)."""
+        lane = self._questions.get()
         try:
-            _write(target, built)
-        except OSError as exc:  # a read-only home: the graph lives in memory only
-            log.warning("the model's graph is not kept at %s: %s", target, exc)
-            return cls(files, built, threads=threads, digest=digest)
-        return cls(files, target, threads=threads, digest=digest)
+            yield lane
+        finally:
+            self._questions.put(lane)
 
     @property
     def dimension(self) -> int:
@@ -196,13 +229,14 @@ class OnnxModel:
         cost as much as it. A text longer than ``long_from`` tokens runs on the int8 graph."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        lane = self._questions
         rows = []
-        with lane.lock:  # one at a time: the cores are few
+        long = self._long
+        with self._question_lane() as lane:
             for encoding in lane.tokens(texts):
-                long = self.long_from is not None and len(encoding.ids) > self.long_from
-                graph = self._long_session if long else self._session
-                rows.append(self._run([encoding], graph))
+                if long is not None and len(encoding.ids) > long[0]:
+                    rows.append(self._run([encoding], long[1]))
+                else:
+                    rows.append(self._run([encoding], self._session))
         return np.concatenate(rows)
 
     def _run(self, encodings: Sequence[Any], graph: Any) -> NDArray[np.float32]:
@@ -227,8 +261,7 @@ class OnnxModel:
             if self.graph_file is None:
                 raise OnnxUnavailable("the float graph is not on disk to be quantised")
             session = self._open(_quantised(self.graph_file))
-            lane = self._questions
-            with lane.lock:
+            with self._question_lane() as lane:
                 encodings = lane.tokens(_PROBES)
             expected = np.concatenate([self._run([e], self._session) for e in encodings])
             got = np.concatenate([self._run([e], session) for e in encodings])
@@ -241,9 +274,7 @@ class OnnxModel:
         except OnnxUnavailable as exc:
             log.warning("long questions are not embedded by the int8 graph: %s", exc)
             return
-        with self._questions.lock:
-            self._long_session = session
-            self.long_from = tokens
+        self._long = (tokens, session)
 
 
 def _norms(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import logging
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,51 @@ def test_documents_and_questions_get_the_reference_vectors_within_1e_6(
     for vectors in (documents, one_by_one, together):
         assert np.abs(vectors - EXPECTED).max() <= 1e-6
     assert np.allclose(np.linalg.norm(documents, axis=1), 1.0, atol=1e-6)
+
+
+@pytest.mark.anyio
+async def test_questions_run_on_lanes_at_once_and_keep_the_reference_vectors(
+    onnx_embedder: Embedder,
+) -> None:
+    """With two question lanes a question runs while another holds a lane (one lane kept
+    every question of a busy server in one queue while a core waited), and a question's
+    texts split over the lanes (the whole question on one, its first line and error's
+    template on the other) come back in the order asked, each the reference vector."""
+    folder = onnx_embedder.settings.onnx_dir
+    two = Embedder(EmbeddingSettings(onnx_dir=folder, query_lanes=2, query_int8_from=0))
+    one = Embedder(EmbeddingSettings(onnx_dir=folder, query_lanes=1, query_int8_from=0))
+    for embedder in (two, one):
+        assert embedder.load_query_path() == "onnx"
+    assert two._model.question_lanes == 2 and one._model.question_lanes == 1
+
+    def held_while_asked(embedder: Embedder, wait: float) -> bool:
+        """Whether a question is answered while another call holds a lane."""
+        answered = threading.Event()
+        with embedder._model._question_lane():
+            asker = threading.Thread(
+                target=lambda: (embedder.encode_fresh_queries(TEXTS[:1]), answered.set())
+            )
+            asker.start()
+            done = answered.wait(timeout=wait)
+        asker.join()
+        return done
+
+    assert held_while_asked(two, 30)
+    assert not held_while_asked(one, 0.5)  # it waited for the lane (and ran once it was free)
+
+    picked = [6, 2, 1]  # a question, its first line, its error's template
+    asked = [TEXTS[i] for i in picked]
+    for embedder in (two, one):
+        vectors = await embedder.aencode_queries(asked, tenant="t")
+        assert np.abs(vectors - EXPECTED[picked]).max() <= 1e-6
+        again = embedder.encode_queries(asked, tenant="t")  # remembered, the same rows
+        assert np.array_equal(again, vectors)
+    uncached = Embedder(
+        EmbeddingSettings(onnx_dir=folder, query_lanes=2, query_cache=0, query_int8_from=0)
+    )
+    uncached.load_query_path()
+    vectors = await uncached.aencode_queries([*asked, asked[0]], tenant="t")
+    assert np.abs(vectors - EXPECTED[[*picked, picked[0]]]).max() <= 1e-6
 
 
 def test_small_batches_in_any_order_give_the_same_rows(onnx_embedder: Embedder) -> None:
