@@ -138,9 +138,10 @@ def _independent_count(text: str) -> int:
 def test_recall_embeds_its_question_first_and_the_goal_only_once(
     gql: Any, remembered: str, embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Recall and the snippet search share the one questions' lane: recall's texts go first
-    (recall is the longer path), then the goal, which is not embedded again when it is
-    recall's whole question."""
+    """Recall and the snippet search share the questions' lanes: recall's texts go first
+    (recall is the longer path; its whole question on one lane, its first line and error's
+    template on another), then the goal, which is not embedded again when it is recall's
+    whole question."""
     lane: list[list[str]] = []
     real = embedder.encode_fresh_queries
 
@@ -151,7 +152,9 @@ def test_recall_embeds_its_question_first_and_the_goal_only_once(
     monkeypatch.setattr(embedder, "encode_fresh_queries", spy)
     goal = "import the orders csv file into a pandas dataframe"
     with_error = _plan(gql, remembered, error=TRACE)
-    assert len(lane) == 2 and lane[0][0].startswith(goal + "\n") and lane[1] == [goal], lane
+    recalls = [t for texts in lane[:-1] for t in texts]
+    assert lane[0][0].startswith(goal + "\n") and lane[-1] == [goal], lane
+    assert len(recalls) == 2 and goal not in recalls, lane  # the question and its error
     assert any(m["kind"] == "snippet" for m in with_error["memories"])
     lane.clear()
     alone = "load the nightly orders export with pandas"
