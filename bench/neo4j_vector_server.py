@@ -39,7 +39,7 @@ def build_app(uri: str, password: str, project: str) -> Starlette:
     embedder = Embedder()
     embedder.load()
     embedder.load_query_path()  # the question path metisgraph and the baseline use
-    limiter = anyio.CapacityLimiter(1)
+    limiter = anyio.CapacityLimiter(embedder.question_lanes)  # as metisgraph's lanes
     state: dict[str, GraphStore] = {}
 
     @contextlib.asynccontextmanager
