@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from neo4j.exceptions import ClientError
 
 from metisgraph.graph.channel_registry import CHANNELS
 from metisgraph.graph.cypher import query, schema_statements
@@ -152,6 +153,20 @@ def _vector_statement(spec: IndexSpec, *, vector_filters: bool) -> str:
         return query("create_vector_index_unfiltered").naming(**names).text
     statement = query("create_vector_index").naming(**names)
     return statement.filled(filters=_fields(spec.filters)).text
+
+
+# IF NOT EXISTS is checked when a statement runs, not when it commits: two processes starting
+# on one new store at once (API workers, a test run's workers) both create an index, and the
+# later commit is refused as an equivalent of the first. What it asked for is there.
+_ALREADY_THERE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+
+
+async def _create(store: GraphStore, text: str, params: dict[str, Any] | None) -> None:
+    try:
+        await store.run_text(text, params)
+    except ClientError as error:
+        if error.code != _ALREADY_THERE:
+            raise
 
 
 def schema_for(
@@ -319,7 +334,7 @@ async def apply_schema(
         # names stored before ingest kept them short: one could fail its population
         await store.run("trim_long_snippet_names", chars=SNIPPET_NAME_CHARS)
     for statement in statements:
-        await store.run_text(statement.text, statement.params)
+        await _create(store, statement.text, statement.params)
     await await_indexes(store, stall_s=timeout_s, leave=populating)
     migrated = await migrate(store, migrations, new_store_needs_none=True)
     rows = await store.run("index_states")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from datetime import UTC, datetime
@@ -374,3 +375,30 @@ async def test_migration_3_cut_short_by_a_failed_batch_is_finished_by_the_next_r
         await migrate_outcomes(cut, f"{project}-2", batch=2)
     await migrate_outcomes(store, f"{project}-2", batch=2)
     assert await digest_project(store, f"{project}-2") == await digest_project(store, clean)
+
+
+@pytest.mark.slow(10)
+async def test_processes_applying_the_schema_to_a_new_store_at_once_all_succeed(
+    scratch_neo4j: Any, scratch_store: Any
+) -> None:
+    """Starts on one new store at once (API workers, a test run's workers): IF NOT EXISTS
+    is checked as a statement runs, so both create each index and the later commit is
+    refused as an equivalent one; the start that met it failed. Each round empties the
+    store's schema and applies it from four drivers at once."""
+    from metisgraph.graph.indexes import apply_schema
+    from metisgraph.graph.store import open_driver
+
+    drivers = [open_driver(scratch_neo4j.uri, "neo4j", scratch_neo4j.password()) for _ in "abcd"]
+    try:
+        stores = [GraphStore(driver) for driver in drivers]
+        for _ in range(5):
+            for row in await scratch_store.run_text("SHOW CONSTRAINTS YIELD name", read=True):
+                await scratch_store.run_text(f"DROP CONSTRAINT `{row['name']}`")
+            shown = "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+            for row in await scratch_store.run_text(shown, read=True):
+                await scratch_store.run_text(f"DROP INDEX `{row['name']}`")
+            reports = await asyncio.gather(*(apply_schema(s, 8) for s in stores))
+            assert all(set(r.indexes.values()) == {"ONLINE"} for r in reports), reports
+    finally:
+        for driver in drivers:
+            await driver.close()
