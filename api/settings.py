@@ -118,6 +118,15 @@ class ApiSettings(BaseSettings):
     keep_alive_s: int = Field(
         default=75, ge=1, le=3600, description="Seconds an idle kept-alive connection stays open"
     )
+    # A stopping server waits for responses under way, and an event stream (GET /mcp) never
+    # ends by itself: uvicorn's default waits for ever, so a SIGTERM left the process up (and
+    # the embedded Neo4j unstopped) until a SIGKILL.
+    shutdown_grace_s: float = Field(
+        default=10.0,
+        ge=0,
+        le=600,
+        description="Seconds a stopping server lets open responses (event streams) finish",
+    )
     log_format: Literal["json", "text"] = Field(
         default="json", description="'json': one object a line with a request id; 'text'"
     )

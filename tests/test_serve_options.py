@@ -1,7 +1,9 @@
-"""How `metisgraph serve` runs uvicorn: a kept-alive connection outlives our Retry-After."""
+"""How `metisgraph serve` runs uvicorn: a kept-alive connection outlives our Retry-After, and
+a stop ends an event stream still open."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -60,3 +62,36 @@ def test_a_caller_that_waits_out_retry_after_finds_its_connection_open() -> None
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+async def _endless(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An event stream that never ends by itself (as GET /mcp's)."""
+    if scope["type"] != "http":
+        return
+    headers = [(b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    while True:
+        await send({"type": "http.response.body", "body": b": idle\n\n", "more_body": True})
+        await asyncio.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_a_stopping_server_ends_an_open_event_stream_within_its_grace() -> None:
+    # uvicorn waits for responses under way before it stops, for ever by default: a caller's
+    # open event stream kept `metisgraph serve` (and its embedded Neo4j) up after a SIGTERM.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = serve_options(ApiSettings(host="127.0.0.1", port=port, shutdown_grace_s=0.5))
+    server = uvicorn.Server(uvicorn.Config(_endless, **options, lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(REQUEST)
+        assert connection.recv(4096).startswith(b"HTTP/1.1 200")  # the stream is open
+        server.should_exit = True
+        thread.join(timeout=20)
+        assert not thread.is_alive(), "the server still waits for the open stream"

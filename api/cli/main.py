@@ -100,6 +100,7 @@ def serve_options(api: ApiSettings) -> dict[str, Any]:
         "host": api.host,
         "port": api.port,
         "timeout_keep_alive": api.keep_alive_s,
+        "timeout_graceful_shutdown": api.shutdown_grace_s,
         "log_config": None,  # our handler (configure_logging) formats uvicorn's lines too
         "access_log": False,  # http/observed.py writes one line a request, without query strings
     }
