@@ -140,8 +140,8 @@ def test_recall_embeds_its_question_first_and_the_goal_only_once(
 ) -> None:
     """Recall and the snippet search share the questions' lanes: recall's texts go first
     (recall is the longer path; its whole question on one lane, its first line and error's
-    template on another, in whichever order the lanes start), then the goal, which is not embedded again when it is recall's
-    whole question."""
+    template on another, in whichever order the lanes start), then the goal, which is not
+    embedded again when it is recall's whole question."""
     lane: list[list[str]] = []
     real = embedder.encode_fresh_queries
 
