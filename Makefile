@@ -57,13 +57,10 @@ run: install
 	$(BIN)/metisgraph serve --demo
 
 # The full default run; the 15 slowest tests are printed so the suite's growth is seen.
-# Two workers (pytest-xdist), a module at a time: the suite is half waiting on Neo4j and on
-# subprocesses. `make test`'s workers share one embedded Neo4j (--one-neo4j: its JIT warms
-# Neo4j's Cypher compiler once, and the statements both send are planned once;
-# tests/conftest.py); `make test-long`'s, which drop indexes of the store and clear its
-# plans, keep one each. Modules sharing a costly session fixture go to one worker, the
-# costliest first (tests/scheduling.py). A given NEO4J_URI is one server for every test:
-# one process then.
+# Two workers (pytest-xdist), each with an embedded Neo4j of its own, a module at a time: the
+# suite is half waiting on Neo4j and on subprocesses. Modules sharing a costly session
+# fixture go to one worker, the costliest first (tests/scheduling.py). A given NEO4J_URI is
+# one server for every test: one process then.
 # Each worker rewrites the asserts of every test module it collects (~5 s): kept in
 # tests/__pycache__ for the next run, even where PYTHONDONTWRITEBYTECODE is set.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
@@ -79,7 +76,7 @@ XDIST := -n $(TEST_WORKERS) --dist loadgroup
 # every test runs in CI.
 LONG := own_server or shared or browser or sandbox
 test: install
-	$(PYTEST) $(XDIST) --one-neo4j -m "not ($(LONG))" --durations=15
+	$(PYTEST) $(XDIST) -m "not ($(LONG))" --durations=15
 
 test-long: install
 	$(PYTEST) $(XDIST) -m "$(LONG)" --durations=15

@@ -37,54 +37,6 @@ def _worker() -> int:
     return int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
 
 
-# `--one-neo4j` (`make test`'s): the workers share ONE test Neo4j, started by pytest-xdist's
-# controller as the run begins and stopped when the last worker is done. A test server's CPU
-# is nearly all Cypher compiling statements (88 % of its samples, JFR), most of it its JIT
-# warming Neo4j's compiler: a server per worker warmed it, and planned the ~200 statements
-# both workers send, twice. Side by side on a fresh clone: pytest 312-370 s with a server per
-# worker, 261 s with one. Tests keep to projects of their own (the `project` fixture), and
-# those that read the whole store compare nothing another worker may be writing. A test that
-# drops an index of the store or clears its plans (`own_server`) would pull it from under the
-# other worker: such a run keeps a server per worker (`make test-long`).
-ONE_NEO4J = "metisgraph_one_neo4j"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--one-neo4j",
-        action="store_true",
-        help="pytest-xdist's workers share one test Neo4j (no `own_server` test may run)",
-    )
-
-
-def _one_neo4j(config: pytest.Config) -> bool:
-    """Whether this run's workers share one test Neo4j (told to each by the controller)."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None:
-        return bool(workerinput.get(ONE_NEO4J))
-    return bool(config.getoption("one_neo4j")) and _split(config)
-
-
-def _split(config: pytest.Config) -> bool:
-    """Whether this process is pytest-xdist's controller of workers."""
-    return not hasattr(config, "workerinput") and bool(config.getoption("numprocesses", None))
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts the workers
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """With ``--one-neo4j``, the controller starts the workers' shared Neo4j while they start
-    and collect (the start of a worker's own server, before)."""
-    config = session.config
-    if _split(config) and _one_neo4j(config) and not _external(config):
-        server, in_memory = _test_server(worker=0, record=True)
-        _EARLY.ours = not server.status().running  # a kept server (…_KEEP_NEO4J) stays up
-        _EARLY.begin(server, in_memory)
-
-
-def _external(config: pytest.Config) -> bool:
-    return bool(config.option.collectonly) or Neo4jSettings().external
-
-
 def _shared_root() -> Path:
     return Path(os.environ.get("METISGRAPH_SHARED_DIR", ROOT.parent / "shared"))
 
@@ -127,7 +79,6 @@ def pytest_configure_node(node: Any) -> None:
     """Tell each worker where to write its modules' units (the ids cannot carry them)."""
     if node.config.getoption("dist", "no") == "loadgroup":
         node.workerinput[UNITS_KEY] = str(units_file(node.config))
-    node.workerinput[ONE_NEO4J] = _one_neo4j(node.config)
 
 
 @pytest.fixture(scope="session")
@@ -160,16 +111,16 @@ _TEST_JVM: dict[str, Any] = {
 }
 
 
-def _test_server(worker: int | None = None, record: bool = True) -> tuple[EmbeddedNeo4j, bool]:
+def _test_server() -> tuple[EmbeddedNeo4j, bool]:
     """This worker's test Neo4j (not started yet) and whether its store is in memory. It
     records the machine's AOT cache when none is there only if this session stops it."""
     port = int(os.environ.get("METISGRAPH_TEST_NEO4J_PORT", "7688"))
-    worker = _worker() if worker is None else worker
+    worker = _worker()
     port += 1000 * worker  # each parallel worker has a Neo4j of its own: no test sees another's
     home, in_memory = neo4j_test_home(ROOT, worker, port)
     settings = EmbeddedNeo4jSettings(home=home, port=port, pagecache="256m", **_TEST_JVM)
     kept = bool(os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"))
-    return SharedAotNeo4j(settings, record=record and not kept), in_memory
+    return SharedAotNeo4j(settings, record=not kept), in_memory
 
 
 _EARLY = EarlyStart()
@@ -181,42 +132,20 @@ def _needs(session: pytest.Session, fixture: str) -> bool:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """This worker's test Neo4j starts as soon as its tests are known to need it (the tests
-    left after ``-m``'s deselection)."""
-    items = session.items
-    if _one_neo4j(session.config) and (
-        mine := [i.nodeid for i in items if "own_server" in i.keywords]
-    ):
-        raise pytest.UsageError(
-            f"--one-neo4j: {len(mine)} own_server tests (e.g. {mine[0]}) change the store "
-            "every worker shares; leave them out (-m 'not own_server') or run without it"
-        )
-    if _external(session.config):
+    """This worker's test Neo4j starts as soon as its tests are known to need it."""
+    if session.config.option.collectonly or Neo4jSettings().external:
         return
     if _needs(session, "neo4j_settings"):
-        _begin(session.config)
-
-
-def _begin(config: pytest.Config) -> None:
-    """This worker's server started; with ``--one-neo4j`` the controller's, shared: this start
-    waits for the controller's (one start at a time on a home) and finds it running, and
-    this worker never stops it."""
-    shared = _one_neo4j(config)
-    _EARLY.begin(*_test_server(worker=0 if shared else None, record=not shared))
-    _EARLY.ours = not shared
+        _EARLY.begin(*_test_server())
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """An early start no test took (the tests that needed it ran elsewhere): stopped. The
-    controller of ``--one-neo4j`` stops the shared server once every worker is done."""
-    started = _EARLY.take()
-    _stop(started or (_split(session.config) and _EARLY.ours))
+    """An early start no test took (the tests that needed it ran elsewhere): stopped."""
+    _stop(_EARLY.take())
 
 
 def _stop(started: bool | None) -> None:
     server, in_memory = _EARLY.server, _EARLY.in_memory
-    if not _EARLY.ours:
-        return
     if started and server is not None and not os.environ.get("METISGRAPH_TEST_KEEP_NEO4J"):
         server.stop()
         if in_memory:  # memory is not a place to leave a store behind
@@ -233,7 +162,7 @@ def neo4j_settings(request: pytest.FixtureRequest) -> Iterator[Neo4jSettings]:
         yield configured
         return
     if _EARLY.server is None:
-        _begin(request.config)
+        _EARLY.begin(*_test_server())
     if _needs(request.session, "embedder"):
         request.getfixturevalue("embedder")
     started = _EARLY.take()
@@ -474,9 +403,7 @@ class _ServerThread:
 
         import uvicorn
 
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=5
-        )
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

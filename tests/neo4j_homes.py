@@ -58,7 +58,6 @@ class EarlyStart:
         self._outcome: dict[str, Any] = {}
         self.server: EmbeddedNeo4j | None = None
         self.in_memory = False
-        self.ours = True  # this process stops it (not a worker of a shared server)
 
     def begin(self, server: EmbeddedNeo4j, in_memory: bool) -> None:
         def start() -> None:
