@@ -403,7 +403,11 @@ class _ServerThread:
 
         import uvicorn
 
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
+        # An event stream still open ends 5 s into the stop: a teardown waited its 30 s
+        # join for one (uvicorn waits for responses under way, for ever by default).
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=5
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
