@@ -67,14 +67,17 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
-# `make test` leaves four kinds of test to `make test-long` (CI runs both): those that
+# `make test` leaves five kinds of test to `make test-long` (CI runs both): those that
 # start, stop, kill or wipe a Neo4j of their own, or drop an index of the shared one or clear
 # its query caches (a JVM start each, or every statement planned again from nothing:
 # Cypher's planner is 73% of a test server's CPU), those that read ../shared (real agent
-# runs ingested with the real model; skipped without it), and those that drive a real
-# chromium or the real sandbox (skipped where the machine has neither). Between the two,
-# every test runs in CI.
-LONG := own_server or shared or browser or sandbox
+# runs ingested with the real model; skipped without it), those that drive a real
+# chromium or the real sandbox (skipped where the machine has neither), and those marked
+# `long`: a whole pass costing tens of seconds of a test server's work (a fresh start's
+# warm-up in every shape, a fuzz of mutated records, an evaluation run). Most of a test
+# server's CPU is its JIT warming Neo4j's Cypher compiler, once per worker: the default run
+# was 312-370 s on a fresh clone with them. Between the two, every test runs in CI.
+LONG := own_server or shared or browser or sandbox or long
 test: install
 	$(PYTEST) $(XDIST) -m "not ($(LONG))" --durations=15
 

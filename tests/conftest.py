@@ -45,7 +45,7 @@ def _shared_root() -> Path:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers that match what a test uses: ``shared`` on every test that reads ../shared,
     ``slow`` and ``own_server`` on every test that starts a Neo4j of its own (``make test``
-    leaves ``shared``, ``own_server``, ``browser`` and ``sandbox`` to ``make test-long``;
+    leaves ``shared``, ``own_server``, ``browser``, ``sandbox`` and ``long`` to ``make test-long``;
     ``make test-fast`` leaves ``slow`` out too).
     ``heavy`` tests run only when asked for (METISGRAPH_HEAVY=1): minutes each. Then the
     workers' units, costliest first (tests/scheduling.py)."""

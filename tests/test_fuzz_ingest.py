@@ -122,6 +122,7 @@ def _breach(path: Path, number: int, line: Line, refusals: list[Refused]) -> str
 
 
 @pytest.mark.slow
+@pytest.mark.long  # 8-18 s: hundreds of mutated records through the whole ingest
 async def test_mutated_records_are_refused_with_a_reason_or_written(
     store: Any, project: str, tmp_path: Path
 ) -> None:

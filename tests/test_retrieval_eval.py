@@ -53,6 +53,7 @@ def test_metrics_of_one_ranking() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a whole evaluation run: 6-7 s
 def test_eval_retrieval_prints_the_figures_as_json(
     cli: typer.Typer, runner: CliRunner, fixtures_dir: Path, tmp_path: Path
 ) -> None:
@@ -205,6 +206,7 @@ def test_eval_retrieval_goes_on_past_a_question_that_fails(
 
 
 @pytest.mark.slow(12)
+@pytest.mark.long  # a whole evaluation run: 10-14 s
 def test_eval_retrieval_counts_abstentions_on_off_topic_questions(
     cli: typer.Typer, runner: CliRunner, fixtures_dir: Path
 ) -> None:

@@ -14,6 +14,10 @@ import pytest
 from metisgraph.graph import NOT_REVIEWING, RecallFilters, digest_project, warm_reads
 from metisgraph.graph.store import GraphStore
 
+# A fresh start's warm-up plans every shape of question, planContext's and the errors
+# pages' reads: tens of seconds of a test server's planning (`make test-long`).
+pytestmark = pytest.mark.long
+
 DIMENSIONS = 384
 
 
