@@ -8,9 +8,10 @@ a time; latency is the client's wall time for the HTTP request.
 Then the throughput phase: 8 clients (threads, each with its own connection) take the
 next question in turn, against one system at a time. Its questions are new to both systems
 (metisgraph remembers question vectors, the baseline embeds every time), and both get the
-same ones: pass 1 metisgraph then ChromaDB on one half, pass 2 ChromaDB then metisgraph on
-the other, so a load that drifts during the run weighs on both alike. It reports requests
-per second, p50/p95 under concurrency, R@5 and the errors.
+same ones: pass 1 metisgraph, ChromaDB, the floor on one half, pass 2 the reverse on the
+other, so a load that drifts during the run weighs on all alike. The floor (one vector
+search in the same Neo4j) is what the store itself serves at that concurrency. It reports
+requests per second, p50/p95 under concurrency, R@5 and the errors.
 """
 
 from __future__ import annotations
@@ -380,8 +381,12 @@ def _concurrent_pass(
 def run_throughput(
     askers: dict[str, Ask], halves: tuple[list[Query], list[Query]], clients: int = CLIENTS
 ) -> dict[str, Any]:
-    """Requests per second with ``clients`` at once, each system alone: A B (C) on the first
-    half of the questions, (C) B A on the second."""
+    """Requests per second with ``clients`` at once, each system alone: A B (C ...) on the
+    first half of the questions, (... C) B A on the second. The floor (one vector search in
+    the same Neo4j, the question embedded on as many lanes) is asked too: what the store
+    itself serves at this concurrency, against which metisgraph's and ChromaDB's figures
+    are read (``rps_ratio``: ChromaDB ÷ metisgraph; ``floor_rps_ratio``: ChromaDB ÷ the
+    floor; ``of_floor``: metisgraph ÷ the floor)."""
     figures = {name: ConcurrentFigures() for name in askers}
     names = list(askers)
     for questions, order in ((halves[0], names), (halves[1], names[::-1])):
@@ -392,6 +397,10 @@ def run_throughput(
     out |= {name: f.summary() for name, f in figures.items()}
     m, c = out["metisgraph"], out["chroma"]
     out["rps_ratio"] = round(c["rps"] / m["rps"], 2) if m["rps"] else None
+    if "floor" in out:
+        f = out["floor"]
+        out["floor_rps_ratio"] = round(c["rps"] / f["rps"], 2) if f["rps"] else None
+        out["of_floor"] = round(m["rps"] / f["rps"], 2) if f["rps"] else None
     return out
 
 
@@ -526,7 +535,7 @@ def bench_recall(
         askers |= {"chroma": _ids_asker(chroma_url), "floor": _ids_asker(floor_url)}
         figures = run_queries(askers, asked, warmup, metrics)
         long = _long_phase(askers, metrics, long_count)
-        throughput = run_throughput({k: v for k, v in askers.items() if k != "floor"}, halves)
+        throughput = run_throughput(askers, halves)
         memory = {"metisgraph_api": rss_mb(ports[0]), "chroma_api": rss_mb(ports[1])}
         memory["neo4j"] = rss_mb(int(neo4j.uri.rsplit(":", 1)[1]))
     m, c, f = (figures[n].summary(len(asked)) for n in ("metisgraph", "chroma", "floor"))

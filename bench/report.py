@@ -152,7 +152,7 @@ def _throughput_rows(results: dict[str, Any]) -> list[list[str]]:
         t = r.get("throughput")
         if not t:
             continue
-        for name in ("metisgraph", "before", "chroma"):
+        for name in ("metisgraph", "before", "chroma", "floor"):
             if name not in t:
                 continue
             s = t[name]
