@@ -6,8 +6,8 @@ Neo4j; the baseline is ChromaDB with the same MiniLM vectors behind a small uvic
 a time; latency is the client's wall time for the HTTP request.
 
 Then the throughput phase: 8 clients (threads, each with its own connection) take the
-next question in turn, against one system at a time. Its questions are new to both systems
-(metisgraph remembers question vectors, the baseline embeds every time), and both get the
+next question in turn, against one system at a time. Its questions are new to every system
+(metisgraph remembers question vectors, the baselines embed every time), and all get the
 same ones: pass 1 metisgraph, ChromaDB, the floor on one half, pass 2 the reverse on the
 other, so a load that drifts during the run weighs on all alike. The floor (one vector
 search in the same Neo4j) is what the store itself serves at that concurrency. It reports
