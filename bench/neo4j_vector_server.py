@@ -9,16 +9,29 @@ left of metisgraph's latency above this floor is the graph's own work; what sepa
 floor from ChromaDB is the store (a Bolt round trip and a Lucene HNSW in another process
 against an in-process HNSW).
 
+``--hybrid``: the floor of a *hybrid* answer of recall's shape, the least the issue's recall
+(semantic and full-text search, then a graph read of what it returns) asks of this store.
+One full-text search of `episode_text` (the question's terms, the project's recallable
+episodes; asked while the question is embedded, as recall asks its lexical channels), the
+vector search above for k x 3, the two fused by reciprocal rank, and recall's own expansion
+(`recall_expand`, neighbouring steps not read) of the k fused first — three statements, two
+of them after the embedding, as recall's. No other channel, no ranking, patterns, conflicts
+or GraphQL. ``--hybrid search``: the two searches fused, and no graph read.
+
     python bench/neo4j_vector_server.py --uri bolt://127.0.0.1:7690 --password P --port PORT
+    python bench/neo4j_vector_server.py ... --hybrid read     # or: --hybrid search
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shadow packages)
@@ -30,12 +43,43 @@ from starlette.requests import Request  # noqa: E402
 from starlette.responses import JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
+from metisgraph.graph.lucene import lucene_terms  # noqa: E402
+from metisgraph.graph.recall_reads import EXPAND_EXTRA, expand_rows  # noqa: E402
+from metisgraph.graph.recall_request import RecallRequest  # noqa: E402
 from metisgraph.graph.store import GraphStore, open_driver  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 
+_RRF = 60  # reciprocal rank fusion's constant (Cormack et al.)
 
-def build_app(uri: str, password: str, project: str) -> Starlette:
+
+def fused(*rankings: list[str]) -> list[str]:
+    """Ids by reciprocal rank fusion of the rankings, best first (ties: first seen)."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (_RRF + rank)
+    return sorted(scores, key=lambda key: -scores[key])
+
+
+async def hybrid_ids(
+    store: GraphStore, project: str, vector: Any, k: int, lexical: Any, read: bool
+) -> list[str]:
+    """The vector search for k x 3, fused with the full-text search's ids (``lexical``,
+    awaited), and with ``read`` recall's expansion of the k fused first: their ids in that
+    order."""
+    nearest = await store.run("bench_nearest_episodes", vector=vector, project=project,
+                              k=k * EXPAND_EXTRA)  # fmt: skip
+    first = fused([r["id"] for r in nearest], await lexical)[:k]
+    if not read:
+        return first
+    req = cast(RecallRequest, SimpleNamespace(k=k, steps=False))  # what expand_rows reads
+    rows = await expand_rows(store, req, [(project, i) for i in first], ())
+    found = {r["id"] for r in rows}
+    return [i for i in first if i in found]
+
+
+def build_app(uri: str, password: str, project: str, hybrid: str | None = None) -> Starlette:
     embedder = Embedder()
     embedder.load()
     embedder.load_query_path()  # the question path metisgraph and the baseline use
@@ -54,14 +98,32 @@ def build_app(uri: str, password: str, project: str) -> Starlette:
     def embed(text: str) -> list[float]:
         return embedder.encode_fresh_queries([text])[0].tolist()
 
+    async def lexical(text: str, k: int) -> list[str]:
+        terms = lucene_terms(text)
+        if not terms:
+            return []
+        rows = await state["store"].run(
+            "bench_fulltext_episodes", terms=terms, project=project, k=k
+        )
+        return [r["id"] for r in rows]
+
     async def query(request: Request) -> JSONResponse:
         body = await request.json()
-        vector = await anyio.to_thread.run_sync(embed, str(body["text"]), limiter=limiter)
+        text, k = str(body["text"]), int(body.get("k", 5))
+        if hybrid:  # the full-text search while the question is embedded
+            words = asyncio.ensure_future(lexical(text, k * EXPAND_EXTRA))
+        try:
+            vector = await anyio.to_thread.run_sync(embed, text, limiter=limiter)
+        except BaseException:
+            if hybrid:
+                words.cancel()
+            raise
+        if hybrid:
+            read = hybrid == "read"
+            ids = await hybrid_ids(state["store"], project, Vector(vector), k, words, read)
+            return JSONResponse({"ids": ids})
         rows = await state["store"].run(
-            "bench_nearest_episodes",
-            vector=Vector(vector),
-            project=project,
-            k=int(body.get("k", 5)),
+            "bench_nearest_episodes", vector=Vector(vector), project=project, k=k
         )
         return JSONResponse({"ids": [r["id"] for r in rows]})
 
@@ -81,8 +143,9 @@ def main() -> None:
     parser.add_argument("--password", required=True)
     parser.add_argument("--project", required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--hybrid", choices=("search", "read"), help="the floor of a hybrid answer")
     args = parser.parse_args()
-    app = build_app(args.uri, args.password, args.project)
+    app = build_app(args.uri, args.password, args.project, args.hybrid)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
 
 

@@ -176,10 +176,14 @@ def _query_server(script: str, options: list[str], port: int, log: Path) -> Iter
 
 
 def floor_server(
-    neo4j: BenchNeo4j, project: str, port: int, log: Path
+    neo4j: BenchNeo4j, project: str, port: int, log: Path, hybrid: str | None = None
 ) -> contextlib.AbstractContextManager[str]:
-    """bench/neo4j_vector_server.py: one vector search in the same Neo4j (the floor)."""
+    """bench/neo4j_vector_server.py: one vector search in the same Neo4j (the floor); with
+    ``hybrid``, the floor of a hybrid answer: a full-text search beside it, the two fused
+    ("search"), and recall's expansion of the k returned ("read")."""
     options = ["--uri", neo4j.uri, "--password", neo4j.password, "--project", project]
+    if hybrid:
+        options += ["--hybrid", hybrid]
     return _query_server("neo4j_vector_server.py", options, port, log)
 
 
@@ -252,6 +256,11 @@ class RecallFigures:
     neo4j_vector: dict[str, Any] = field(default_factory=dict)
     floor_ratio_p50: float | None = None
     floor_ratio_p95: float | None = None
+    # The floor of a hybrid answer (bench/neo4j_vector_server.py --hybrid), in the rotation too:
+    # what this store allows an answer that searches text and vectors and reads the graph
+    # (`hybrid`), or that only searches both (`hybrid_search`).
+    hybrid: dict[str, Any] = field(default_factory=dict)
+    hybrid_search: dict[str, Any] = field(default_factory=dict)
     rss_mb: dict[str, float | None] = field(default_factory=dict)  # after the throughput phase
     before: dict[str, Any] = field(default_factory=dict)  # `--against`: the other checkout
     long_questions: dict[str, Any] = field(default_factory=dict)  # pasted traces and reports
@@ -401,6 +410,10 @@ def run_throughput(
         f = out["floor"]
         out["floor_rps_ratio"] = round(c["rps"] / f["rps"], 2) if f["rps"] else None
         out["of_floor"] = round(m["rps"] / f["rps"], 2) if f["rps"] else None
+    for name in ("hybrid", "hybrid_search"):  # ChromaDB ÷ the floor of a hybrid answer
+        if name in out:
+            h = out[name]
+            out[f"{name}_rps_ratio"] = round(c["rps"] / h["rps"], 2) if h["rps"] else None
     return out
 
 
@@ -518,6 +531,15 @@ def bench_recall(
         floor_url = servers.enter_context(
             floor_server(neo4j, corpus.project, ports[2], logs / "floor-serve.log")
         )
+        hybrid_urls = {
+            name: servers.enter_context(
+                floor_server(neo4j, corpus.project, port, logs / f"{name}-serve.log", kind)
+            )
+            for name, port, kind in (
+                ("hybrid", ports[2] + 1, "read"),
+                ("hybrid_search", ports[2] + 2, "search"),
+            )
+        }
         metrics: dict[str, str] = {}
         if against is not None:
             log = logs / "metisgraph-serve-against.log"
@@ -533,6 +555,7 @@ def bench_recall(
         )
         askers = {name: _metis_asker(url, corpus.project) for name, url in metrics.items()}
         askers |= {"chroma": _ids_asker(chroma_url), "floor": _ids_asker(floor_url)}
+        askers |= {name: _ids_asker(url) for name, url in hybrid_urls.items()}
         figures = run_queries(askers, asked, warmup, metrics)
         long = _long_phase(askers, metrics, long_count)
         throughput = run_throughput(askers, halves)
@@ -553,6 +576,8 @@ def bench_recall(
         neo4j_vector=f,
         floor_ratio_p50=round(f["p50_ms"] / c["p50_ms"], 2),
         floor_ratio_p95=round(f["p95_ms"] / c["p95_ms"], 2),
+        hybrid=figures["hybrid"].summary(len(asked)),
+        hybrid_search=figures["hybrid_search"].summary(len(asked)),
         rss_mb=memory,
         before=before,
         long_questions=long or {},

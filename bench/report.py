@@ -76,7 +76,8 @@ def print_table(results: dict[str, Any]) -> None:
                     r["before"]["p50_ms"] / chroma["p50_ms"],
                     r["before"]["p95_ms"] / chroma["p95_ms"],
                 )
-            for name in ("metisgraph", "before", "chroma", "neo4j_vector"):
+            systems = ("metisgraph", "before", "chroma", "neo4j_vector", "hybrid", "hybrid_search")
+            for name in systems:
                 s = r.get(name)
                 if not s:  # results from before the floor was measured
                     continue
@@ -122,7 +123,7 @@ def _print_phases(recalls: list[dict[str, Any]]) -> None:
     rows = []
     for r in recalls:
         size, floor, long = f"{r['size']:,}", r.get("neo4j_vector"), r.get("long_questions") or {}
-        for name in ("metisgraph", "before"):
+        for name in ("metisgraph", "before", "hybrid", "hybrid_search"):
             s = r.get(name)
             if not s or not floor:
                 continue
@@ -152,7 +153,7 @@ def _throughput_rows(results: dict[str, Any]) -> list[list[str]]:
         t = r.get("throughput")
         if not t:
             continue
-        for name in ("metisgraph", "before", "chroma", "floor"):
+        for name in ("metisgraph", "before", "chroma", "floor", "hybrid", "hybrid_search"):
             if name not in t:
                 continue
             s = t[name]

@@ -59,6 +59,17 @@ MATCH (v:EpisodeVector)
 RETURN v.episode AS id
 ORDER BY score DESC
 
+// name: bench_fulltext_episodes
+// mode: read
+// The full-text part of the floor of a hybrid answer (bench/neo4j_vector_server.py --hybrid):
+// the k best of one project's recallable episodes for the question's terms (lucene_terms) in
+// episode_text, the index recall's full-text channel searches.
+CALL db.index.fulltext.queryNodes('episode_text', $terms, {limit: 4 * $k}) YIELD node AS e, score
+WHERE e.project = $project AND e.recallable = true
+RETURN e.id AS id
+ORDER BY score DESC
+LIMIT $k
+
 // name: bench_store_episodes
 // mode: write
 // bench/store_scale.py: episodes with only what recall's vector channel reads and filters on,
