@@ -28,10 +28,10 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # the repository, not bench/ (whose names must not shadow packages)
@@ -43,6 +43,7 @@ from starlette.requests import Request  # noqa: E402
 from starlette.responses import JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
+from metisgraph.api.eval.baselines import rrf  # noqa: E402
 from metisgraph.graph.lucene import lucene_terms  # noqa: E402
 from metisgraph.graph.recall_reads import EXPAND_EXTRA, expand_rows  # noqa: E402
 from metisgraph.graph.recall_request import RecallRequest  # noqa: E402
@@ -50,27 +51,21 @@ from metisgraph.graph.store import GraphStore, open_driver  # noqa: E402
 from metisgraph.graph.vectors import Vector  # noqa: E402
 from metisgraph.ingest.embeddings import Embedder  # noqa: E402
 
-_RRF = 60  # reciprocal rank fusion's constant (Cormack et al.)
-
-
-def fused(*rankings: list[str]) -> list[str]:
-    """Ids by reciprocal rank fusion of the rankings, best first (ties: first seen)."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (_RRF + rank)
-    return sorted(scores, key=lambda key: -scores[key])
-
 
 async def hybrid_ids(
-    store: GraphStore, project: str, vector: Any, k: int, lexical: Any, read: bool
+    store: GraphStore,
+    project: str,
+    vector: Vector,
+    k: int,
+    lexical: Awaitable[list[str]],
+    read: bool,
 ) -> list[str]:
     """The vector search for k x 3, fused with the full-text search's ids (``lexical``,
     awaited), and with ``read`` recall's expansion of the k fused first: their ids in that
     order."""
     nearest = await store.run("bench_nearest_episodes", vector=vector, project=project,
                               k=k * EXPAND_EXTRA)  # fmt: skip
-    first = fused([r["id"] for r in nearest], await lexical)[:k]
+    first = rrf([[r["id"] for r in nearest], await lexical])[:k]  # eval's baseline fusion
     if not read:
         return first
     req = cast(RecallRequest, SimpleNamespace(k=k, steps=False))  # what expand_rows reads
