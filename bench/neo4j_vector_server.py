@@ -107,16 +107,15 @@ def build_app(uri: str, password: str, project: str, hybrid: str | None = None) 
         text, k = str(body["text"]), int(body.get("k", 5))
         if hybrid:  # the full-text search while the question is embedded
             words = asyncio.ensure_future(lexical(text, k * EXPAND_EXTRA))
-        try:
-            vector = await anyio.to_thread.run_sync(embed, text, limiter=limiter)
-        except BaseException:
-            if hybrid:
+            try:
+                vector = await anyio.to_thread.run_sync(embed, text, limiter=limiter)
+            except BaseException:
                 words.cancel()
-            raise
-        if hybrid:
+                raise
             read = hybrid == "read"
             ids = await hybrid_ids(state["store"], project, Vector(vector), k, words, read)
             return JSONResponse({"ids": ids})
+        vector = await anyio.to_thread.run_sync(embed, text, limiter=limiter)
         rows = await state["store"].run(
             "bench_nearest_episodes", vector=Vector(vector), project=project, k=k
         )
