@@ -2,15 +2,18 @@
 
 metisgraph runs as `metisgraph serve` (uvicorn) in a subprocess against the benchmark's
 Neo4j; the baseline is ChromaDB with the same MiniLM vectors behind a small uvicorn app
-(bench/chroma_server.py). Each question goes to both, in alternating order, one request at
-a time; latency is the client's wall time for the HTTP request.
+(bench/chroma_server.py). Beside them, three floors in the same Neo4j
+(bench/neo4j_vector_server.py): one vector search, and two hybrid answers (a full-text and a
+vector search fused; the same with recall's expansion of the k returned). Each question goes
+to every system, in an order that rotates, one request at a time; latency is the client's
+wall time for the HTTP request.
 
 Then the throughput phase: 8 clients (threads, each with its own connection) take the
 next question in turn, against one system at a time. Its questions are new to every system
 (metisgraph remembers question vectors, the baselines embed every time), and all get the
-same ones: pass 1 metisgraph, ChromaDB, the floor on one half, pass 2 the reverse on the
-other, so a load that drifts during the run weighs on all alike. The floor (one vector
-search in the same Neo4j) is what the store itself serves at that concurrency. It reports
+same ones: pass 1 metisgraph, ChromaDB, the floors on one half, pass 2 the reverse on the
+other, so a load that drifts during the run weighs on all alike. The floors are what the
+store itself serves at that concurrency, for one search and for a hybrid answer. It reports
 requests per second, p50/p95 under concurrency, R@5 and the errors.
 """
 
